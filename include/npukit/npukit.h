@@ -1,0 +1,175 @@
+/* npukit public C API: create a machine for a target, load a program, run it, inspect it.
+ * Every call reports failure through an npk_status and a message kept on the handle; the
+ * library never exits, aborts or keeps global mutable state. C linkage, C11. */
+#ifndef NPUKIT_NPUKIT_H
+#define NPUKIT_NPUKIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NPK_VERSION_MAJOR 0
+#define NPK_VERSION_MINOR 1
+#define NPK_VERSION_PATCH 0
+#define NPK_VERSION_STRING "0.1.0"
+
+/* Status codes. Every failing call also leaves a message: npk_error(m). */
+typedef enum npk_status {
+    NPK_OK = 0,
+    NPK_ERR_ARG,      /* bad argument or configuration */
+    NPK_ERR_NOMEM,    /* out of host memory */
+    NPK_ERR_IO,       /* a file could not be read or written */
+    NPK_ERR_FORMAT,   /* malformed input: ELF, image, assembly source */
+    NPK_ERR_RANGE,    /* address or index outside a memory or register file */
+    NPK_ERR_UNSUPPORTED, /* the target does not offer this operation */
+    NPK_ERR_STATE     /* the call does not fit the machine's state (e.g. run before load) */
+} npk_status;
+
+const char *npk_status_name(npk_status s);
+
+/* Why a run stopped. */
+typedef enum npk_stop_reason {
+    NPK_STOP_NONE = 0,  /* still runnable (a step completed) */
+    NPK_STOP_EXIT,      /* the program ended normally; exit_code is its status */
+    NPK_STOP_BUDGET,    /* the instruction or cycle budget ran out */
+    NPK_STOP_FAULT      /* an unhandled fault: illegal instruction, bad address, ... */
+} npk_stop_reason;
+
+typedef struct npk_stop {
+    npk_stop_reason reason;
+    int64_t exit_code;      /* NPK_STOP_EXIT: the program's full exit value */
+    uint64_t pc;            /* address of the instruction that faulted / would run next */
+    uint64_t insn[4];       /* its instruction word, little-endian 64-bit chunks */
+    unsigned insn_bits;     /* width of that word in bits (0 when unknown) */
+    char message[512];      /* human-readable cause, with disassembly where known */
+} npk_stop;
+
+typedef struct npk_machine npk_machine;
+
+/* ---- targets ---------------------------------------------------------------------------- */
+
+/* Number of registered targets and their names/summaries (index 0 .. n-1). */
+size_t npk_target_count(void);
+const char *npk_target_name(size_t i);
+const char *npk_target_summary(size_t i);
+/* Multi-line description of a target's configuration keys and presets, or NULL. */
+const char *npk_target_config_help(const char *target);
+
+/* ---- lifecycle -------------------------------------------------------------------------- */
+
+/* Create a machine. `spec` is "target" or "target:key=value,key=value" (for example
+ * "opennpu:K=8,L=32"); `config` adds further comma-separated settings and may be NULL.
+ * On failure returns non-OK, sets *out to NULL and writes a message to err (if non-NULL). */
+npk_status npk_create(npk_machine **out, const char *spec, const char *config,
+                      char *err, size_t err_size);
+void npk_destroy(npk_machine *m);
+npk_status npk_reset(npk_machine *m);
+
+const char *npk_error(const npk_machine *m);   /* message of the last failing call */
+const char *npk_target_of(const npk_machine *m);
+/* The effective configuration as "key=value,..." (canonical, all keys). */
+const char *npk_config_string(const npk_machine *m);
+
+/* Where guest output (putc, write syscalls, UART) goes; default stdout/stderr. */
+void npk_set_output(npk_machine *m, FILE *out, FILE *err);
+
+/* ---- loading ---------------------------------------------------------------------------- */
+
+/* Raw image: bytes copied into the target's program space at byte address `addr`. */
+npk_status npk_load_raw(npk_machine *m, const void *bytes, size_t n, uint64_t addr);
+/* ELF32 little-endian executable (targets that take ELF). */
+npk_status npk_load_elf(npk_machine *m, const void *bytes, size_t n, const char *name);
+/* Assemble source text with the target's assembler and load the result. `name` is used in
+ * diagnostics (file:line:col). Diagnostics are written to `diag` (may be NULL). */
+npk_status npk_load_asm(npk_machine *m, const char *source, const char *name, FILE *diag);
+/* Assemble source text to the target's program image without loading it (what
+ * `npukit asm` writes). *image is allocated; release it with npk_free. */
+npk_status npk_assemble(npk_machine *m, const char *source, const char *name, FILE *diag,
+                        uint8_t **image, size_t *size);
+void npk_free(void *p);
+/* Load a file, choosing by content: ELF magic -> ELF; a text file -> assembly; else raw. */
+npk_status npk_load_file(npk_machine *m, const char *path, FILE *diag);
+
+/* ---- running ---------------------------------------------------------------------------- */
+
+/* Run until the program stops or `max_insns` more instructions have retired
+ * (0 = unlimited). Returns NPK_OK when the run itself worked (see stop->reason). */
+npk_status npk_run(npk_machine *m, uint64_t max_insns, npk_stop *stop);
+/* Execute exactly one instruction. */
+npk_status npk_step(npk_machine *m, npk_stop *stop);
+
+/* ---- backdoor access ---------------------------------------------------------------------- */
+
+/* Memories ("spaces") a target exposes, e.g. "mem", "dmem", "vregs", "lut", "l2". */
+typedef struct npk_space_info {
+    const char *name;
+    uint64_t size;          /* in bytes */
+    const char *summary;
+} npk_space_info;
+
+size_t npk_space_count(const npk_machine *m);
+const npk_space_info *npk_space(const npk_machine *m, size_t i);
+/* Bounds-checked byte copies; an access not wholly inside the space is NPK_ERR_RANGE. */
+npk_status npk_mem_read(npk_machine *m, const char *space, uint64_t addr, void *buf, size_t n);
+npk_status npk_mem_write(npk_machine *m, const char *space, uint64_t addr, const void *buf,
+                         size_t n);
+
+/* Scalar registers by name ("pc", "r3", "x5", "a0", ...); at most 64 bits. */
+typedef struct npk_reg_info {
+    const char *name;
+    unsigned bits;
+} npk_reg_info;
+
+size_t npk_reg_count(const npk_machine *m);
+const npk_reg_info *npk_reg(const npk_machine *m, size_t i);
+npk_status npk_reg_read(npk_machine *m, const char *name, uint64_t *value);
+npk_status npk_reg_write(npk_machine *m, const char *name, uint64_t value);
+
+/* Symbols from the loaded ELF or assembly (labels, .equ names). */
+npk_status npk_symbol(npk_machine *m, const char *name, uint64_t *value);
+
+/* ---- disassembly ------------------------------------------------------------------------ */
+
+/* Bytes per instruction word (4 for toy/rvnpu/opennpu, 8 for pccx, ...). */
+size_t npk_insn_bytes(const npk_machine *m);
+/* Disassemble the word at `bytes` (npk_insn_bytes long) fetched from `pc` into `out`. */
+npk_status npk_disasm(npk_machine *m, const void *bytes, uint64_t pc, char *out, size_t n);
+
+/* ---- observers (each costs nothing while off) ---------------------------------------------- */
+
+/* One text line per retired instruction: cycle, pc, word, disassembly. NULL turns it off. */
+npk_status npk_trace_text(npk_machine *m, FILE *f);
+/* Collect statistics: per-mnemonic counts, cycles, per-unit busy time. */
+npk_status npk_stats_enable(npk_machine *m, int on);
+/* Record a Chrome trace-event timeline (opens in Perfetto) written at npk_timeline_close. */
+npk_status npk_timeline_open(npk_machine *m, const char *path);
+npk_status npk_timeline_close(npk_machine *m);
+
+typedef struct npk_stats {
+    uint64_t insns;          /* retired instructions */
+    uint64_t cycles;         /* cycles (ticks) from the timing model; 0 if timing is off */
+    size_t n_mnemonics;
+    const char *const *mnemonic;   /* names, n_mnemonics long */
+    const uint64_t *count;         /* retired count per mnemonic */
+    size_t n_units;
+    const char *const *unit;       /* unit names */
+    const uint64_t *busy;          /* busy cycles per unit */
+    size_t n_extra;
+    const char *const *extra_name; /* target-specific counters (loads, stores, stalls, ...) */
+    const uint64_t *extra;
+} npk_stats;
+
+/* Statistics so far; pointers stay valid until the next run/step/reset/destroy. */
+npk_status npk_stats_get(npk_machine *m, npk_stats *out);
+/* Write statistics as human-readable text or as one JSON object. */
+npk_status npk_stats_print(npk_machine *m, FILE *f);
+npk_status npk_stats_json(npk_machine *m, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

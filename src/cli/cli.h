@@ -1,0 +1,70 @@
+/* Shared pieces of the `npukit` command: exit codes, option parsing, file helpers. Each
+ * subcommand lives in its own cmd_*.c file. */
+#ifndef NPK_CLI_H
+#define NPK_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "npukit/npukit.h"
+
+/* Exit codes, the same for every target. */
+enum {
+    NPK_EXIT_OK = 0,
+    NPK_EXIT_INPUT = 1,      /* asm/disasm/info: errors in the input */
+    NPK_EXIT_USAGE = 2,      /* asm/disasm/info: bad command line */
+    NPK_EXIT_BUDGET = 124,   /* run: instruction or cycle budget ran out */
+    NPK_EXIT_NOSTART = 125,  /* run: could not start (bad option, file, configuration) */
+    NPK_EXIT_FAULT = 126     /* run: unhandled fault */
+};
+
+/* Option description for npk_opt_next. */
+typedef enum { OPT_FLAG, OPT_VALUE, OPT_OPTIONAL } npk_opt_kind;
+
+typedef struct npk_opt_def {
+    int id;
+    char short_name;        /* 0 if none */
+    const char *long_name;  /* without the leading dashes */
+    npk_opt_kind kind;
+} npk_opt_def;
+
+typedef struct npk_opt_state {
+    int argc;
+    char **argv;
+    int i;                  /* next argument */
+    const char *prog;       /* "npukit run", for messages */
+    int only_positional;    /* seen "--" */
+} npk_opt_state;
+
+/* Returns an option id, 0 for a positional argument (in *value), -1 at the end, -2 on a usage
+ * error (already printed). *value is the option's argument or NULL. */
+int npk_opt_next(npk_opt_state *s, const npk_opt_def *defs, const char **value);
+
+/* Print "npukit CMD: message" plus a hint to use --help, and return NPK_EXIT_USAGE. */
+int npk_usage_error(const char *prog, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Read a whole file (NUL-terminated). Returns 0 or prints "npukit: path: reason". */
+int npk_read_file(const char *path, uint8_t **data, size_t *size);
+
+/* Choose a target when -t was not given: an ELF's machine, or a `.target NAME` line in an
+ * assembly source. Returns NULL when it cannot tell. */
+const char *npk_guess_target(const uint8_t *data, size_t size);
+
+/* Create the machine for -t/--config, printing the error on failure. */
+npk_machine *npk_cli_machine(const char *prog, const char *target, const char *config);
+
+/* List of known targets as "a, b, c". */
+void npk_target_list(char *buf, size_t n);
+
+int npk_cmd_asm(int argc, char **argv);
+int npk_cmd_disasm(int argc, char **argv);
+int npk_cmd_run(int argc, char **argv);
+int npk_cmd_info(int argc, char **argv);
+int npk_cmd_demo(int argc, char **argv);
+
+#endif

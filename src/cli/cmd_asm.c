@@ -1,0 +1,142 @@
+/* `npukit asm`: assemble a source file with a target's assembler and write the image. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static void help(void)
+{
+    printf("usage: npukit asm -t TARGET [options] SOURCE\n"
+           "\n"
+           "Assemble SOURCE (use - for standard input) and write the program image.\n"
+           "\n"
+           "options:\n"
+           "  -t, --target NAME[:CONFIG]  target (may be omitted if SOURCE starts with\n"
+           "                              a '.target NAME' line)\n"
+           "      --config KEY=VAL,...    target settings; some targets' register ranges\n"
+           "                              depend on them (see 'npukit info -t NAME')\n"
+           "  -o, --output FILE           output file (default: SOURCE with .bin, or .hex\n"
+           "                              with --format=hex; '-' for standard output)\n"
+           "  -f, --format bin|hex        bin: little-endian instruction words (default);\n"
+           "                              hex: one word per line, most significant digit first\n"
+           "  -h, --help                  this help\n"
+           "\n"
+           "Errors are reported as FILE:LINE:COL: error: MESSAGE with the line and a caret.\n"
+           "\n"
+           "exit status: 0 success, 1 assembly errors or unreadable input, 2 usage error\n");
+}
+
+enum { O_TARGET = 1, O_CONFIG, O_OUTPUT, O_FORMAT, O_HELP };
+
+static const npk_opt_def defs[] = {
+    {O_TARGET, 't', "target", OPT_VALUE},  {O_CONFIG, 0, "config", OPT_VALUE},
+    {O_OUTPUT, 'o', "output", OPT_VALUE},  {O_FORMAT, 'f', "format", OPT_VALUE},
+    {O_HELP, 'h', "help", OPT_FLAG},       {0, 0, NULL, OPT_FLAG},
+};
+
+static char *default_output(const char *src, const char *ext)
+{
+    size_t n = strlen(src);
+    const char *slash = strrchr(src, '/'), *dot = strrchr(src, '.');
+    if (dot && (!slash || dot > slash))
+        n = (size_t)(dot - src);
+    char *out = malloc(n + strlen(ext) + 1);
+    if (out) {
+        memcpy(out, src, n);
+        strcpy(out + n, ext);
+    }
+    return out;
+}
+
+int npk_cmd_asm(int argc, char **argv)
+{
+    const char *prog = "npukit asm", *target = NULL, *config = NULL, *output = NULL,
+               *src = NULL, *v;
+    int hex = 0, id;
+    npk_opt_state os = {argc, argv, 1, prog, 0};
+    while ((id = npk_opt_next(&os, defs, &v)) != -1) {
+        switch (id) {
+        case -2: return NPK_EXIT_USAGE;
+        case 0:
+            if (src)
+                return npk_usage_error(prog, "more than one source file ('%s', '%s')", src, v);
+            src = v;
+            break;
+        case O_TARGET: target = v; break;
+        case O_CONFIG: config = v; break;
+        case O_OUTPUT: output = v; break;
+        case O_FORMAT:
+            if (strcmp(v, "bin") == 0)
+                hex = 0;
+            else if (strcmp(v, "hex") == 0)
+                hex = 1;
+            else
+                return npk_usage_error(prog, "unknown format '%s' (bin, hex)", v);
+            break;
+        case O_HELP: help(); return NPK_EXIT_OK;
+        }
+    }
+    if (!src)
+        return npk_usage_error(prog, "no source file");
+    uint8_t *text;
+    size_t size;
+    if (npk_read_file(src, &text, &size) != 0)
+        return NPK_EXIT_INPUT;
+    if (!target)
+        target = npk_guess_target(text, size);
+    if (!target) {
+        free(text);
+        char list[256];
+        npk_target_list(list, sizeof list);
+        return npk_usage_error(prog, "no target: give -t/--target (known: %s)", list);
+    }
+    npk_machine *m = npk_cli_machine(prog, target, config);
+    if (!m) {
+        free(text);
+        return NPK_EXIT_USAGE;
+    }
+    uint8_t *image = NULL;
+    size_t n = 0;
+    const char *name = strcmp(src, "-") == 0 ? "<stdin>" : src;
+    npk_status st = npk_assemble(m, (const char *)text, name, stderr, &image, &n);
+    free(text);
+    if (st != NPK_OK) {
+        if (npk_error(m)[0])
+            fprintf(stderr, "%s: %s\n", prog, npk_error(m));
+        npk_destroy(m);
+        return NPK_EXIT_INPUT;
+    }
+    char *def = NULL;
+    if (!output) {
+        if (strcmp(src, "-") == 0)
+            output = "-";
+        else
+            output = def = default_output(src, hex ? ".hex" : ".bin");
+    }
+    FILE *f = !output ? NULL : strcmp(output, "-") == 0 ? stdout : fopen(output, hex ? "w" : "wb");
+    int rc = NPK_EXIT_OK;
+    if (!f) {
+        fprintf(stderr, "%s: %s: cannot write\n", prog, output ? output : "(output)");
+        rc = NPK_EXIT_INPUT;
+    } else {
+        size_t wb = npk_insn_bytes(m);
+        if (hex) {
+            /* a trailing partial word is printed zero-padded, never dropped */
+            for (size_t i = 0; i < n; i += wb) {
+                for (size_t k = wb; k-- > 0;)
+                    fprintf(f, "%02x", i + k < n ? image[i + k] : 0);
+                fputc('\n', f);
+            }
+        } else {
+            fwrite(image, 1, n, f);
+        }
+        if (ferror(f) || (f != stdout && fclose(f) != 0)) {
+            fprintf(stderr, "%s: %s: write error\n", prog, output);
+            rc = NPK_EXIT_INPUT;
+        }
+    }
+    free(def);
+    npk_free(image);
+    npk_destroy(m);
+    return rc;
+}

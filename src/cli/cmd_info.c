@@ -1,0 +1,91 @@
+/* `npukit info`: the targets npukit knows, or one target's configuration, memories,
+ * registers, units and instruction set. */
+#include <string.h>
+
+#include "cli/cli.h"
+
+static void help(void)
+{
+    printf("usage: npukit info [-t TARGET[:CONFIG]] [--config KEY=VAL,...]\n"
+           "\n"
+           "Without a target: list the targets. With one: show its settings and their legal\n"
+           "values, the effective configuration, its memories (for --load/--dump), its\n"
+           "registers, functional units and mnemonics.\n"
+           "\n"
+           "options:\n"
+           "  -t, --target NAME[:CONFIG]  the target to describe\n"
+           "      --config KEY=VAL,...    settings to apply first\n"
+           "  -h, --help                  this help\n"
+           "\n"
+           "exit status: 0 success, 1 bad configuration, 2 usage error\n");
+}
+
+enum { O_TARGET = 1, O_CONFIG, O_HELP };
+
+static const npk_opt_def defs[] = {
+    {O_TARGET, 't', "target", OPT_VALUE},
+    {O_CONFIG, 0, "config", OPT_VALUE},
+    {O_HELP, 'h', "help", OPT_FLAG},
+    {0, 0, NULL, OPT_FLAG},
+};
+
+int npk_cmd_info(int argc, char **argv)
+{
+    const char *prog = "npukit info", *target = NULL, *config = NULL, *v;
+    int id;
+    npk_opt_state os = {argc, argv, 1, prog, 0};
+    while ((id = npk_opt_next(&os, defs, &v)) != -1) {
+        switch (id) {
+        case -2: return NPK_EXIT_USAGE;
+        case 0:
+            if (target)
+                return npk_usage_error(prog, "unexpected argument '%s'", v);
+            target = v;
+            break;
+        case O_TARGET: target = v; break;
+        case O_CONFIG: config = v; break;
+        case O_HELP: help(); return NPK_EXIT_OK;
+        }
+    }
+    if (!target) {
+        printf("npukit " NPK_VERSION_STRING " targets:\n");
+        for (size_t i = 0; i < npk_target_count(); i++)
+            printf("  %-10s %s\n", npk_target_name(i), npk_target_summary(i));
+        printf("\n'npukit info -t NAME' describes one target.\n");
+        return NPK_EXIT_OK;
+    }
+    npk_machine *m;
+    char err[1024];
+    npk_status st = npk_create(&m, target, config, err, sizeof err);
+    if (st != NPK_OK) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return strchr(target, ':') || config ? NPK_EXIT_INPUT : NPK_EXIT_USAGE;
+    }
+    const char *name = npk_target_of(m);
+    for (size_t i = 0; i < npk_target_count(); i++)
+        if (strcmp(npk_target_name(i), name) == 0)
+            printf("%s: %s\n", name, npk_target_summary(i));
+    printf("\nsettings (--config or -t %s:KEY=VAL,...):\n%s", name,
+           npk_target_config_help(name) ? npk_target_config_help(name) : "  (none)\n");
+    printf("\neffective configuration: %s\n", npk_config_string(m));
+    printf("instruction word: %zu bytes\n", npk_insn_bytes(m));
+    printf("\nmemories (for --load/--dump SPACE:ADDR:...):\n");
+    for (size_t i = 0; i < npk_space_count(m); i++) {
+        const npk_space_info *s = npk_space(m, i);
+        printf("  %-10s %10llu bytes  %s\n", s->name, (unsigned long long)s->size, s->summary);
+    }
+    printf("\nregisters:");
+    for (size_t i = 0; i < npk_reg_count(m); i++)
+        printf("%s%s", i % 12 ? " " : "\n  ", npk_reg(m, i)->name);
+    npk_stats stats;
+    npk_stats_get(m, &stats);
+    printf("\n\nunits:");
+    for (size_t i = 0; i < stats.n_units; i++)
+        printf(" %s", stats.unit[i]);
+    printf("\n\ninstructions (%zu):", stats.n_mnemonics);
+    for (size_t i = 0; i < stats.n_mnemonics; i++)
+        printf("%s%s", i % 10 ? " " : "\n  ", stats.mnemonic[i]);
+    printf("\n");
+    npk_destroy(m);
+    return NPK_EXIT_OK;
+}

@@ -1,0 +1,361 @@
+/* `npukit run`: load a program (assembly, raw image or ELF), run it with a budget, and report
+ * how it ended, with optional statistics, trace and timeline. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "core/config.h"
+
+static void help(void)
+{
+    printf("usage: npukit run [-t TARGET] [options] PROGRAM\n"
+           "\n"
+           "Run PROGRAM: an ELF executable, an assembly source (any text file), or a raw\n"
+           "image of little-endian instruction words loaded at address 0.\n"
+           "\n"
+           "options:\n"
+           "  -t, --target NAME[:CONFIG]  target (may be omitted for an ELF whose machine\n"
+           "                              names it, or a source starting with '.target NAME')\n"
+           "      --config KEY=VAL,...    target settings (see 'npukit info -t NAME')\n"
+           "      --max-insns N           stop with status 124 after N instructions\n"
+           "                              (0 or absent: no limit)\n"
+           "      --stats[=text|json]     print statistics to standard error after the run:\n"
+           "                              instructions, cycles, mix, unit busy time, counters\n"
+           "      --stats-output FILE     write the statistics to FILE instead\n"
+           "      --trace[=FILE]          one line per retired instruction (cycle, pc, word,\n"
+           "                              disassembly) to FILE (default standard error)\n"
+           "      --timeline FILE         write a Chrome trace-event JSON timeline (one track\n"
+           "                              per unit; open it in Perfetto or chrome://tracing)\n"
+           "      --load SPACE:ADDR:FILE  copy FILE into memory SPACE at ADDR before the run\n"
+           "      --dump SPACE:ADDR:LEN   print LEN bytes of SPACE at ADDR after the run\n"
+           "      --regs                  print the registers after the run\n"
+           "  -h, --help                  this help\n"
+           "\n"
+           "Messages from npukit itself start with 'npukit:'. On a terminal, runs longer\n"
+           "than 2 s show their progress on standard error.\n"
+           "\n"
+           "exit status:\n"
+           "  the program's own exit status when it ends normally (0 for targets without\n"
+           "  an exit call); 124 instruction or cycle budget exhausted; 125 the run could\n"
+           "  not start (bad option, unreadable or invalid file, bad configuration);\n"
+           "  126 the program stopped on an unhandled fault\n");
+}
+
+enum {
+    O_TARGET = 1, O_CONFIG, O_MAX, O_STATS, O_STATS_OUT, O_TRACE, O_TIMELINE, O_LOAD, O_DUMP,
+    O_REGS, O_HELP
+};
+
+static const npk_opt_def defs[] = {
+    {O_TARGET, 't', "target", OPT_VALUE},
+    {O_CONFIG, 0, "config", OPT_VALUE},
+    {O_MAX, 0, "max-insns", OPT_VALUE},
+    {O_STATS, 0, "stats", OPT_OPTIONAL},
+    {O_STATS_OUT, 0, "stats-output", OPT_VALUE},
+    {O_TRACE, 0, "trace", OPT_OPTIONAL},
+    {O_TIMELINE, 0, "timeline", OPT_VALUE},
+    {O_LOAD, 0, "load", OPT_VALUE},
+    {O_DUMP, 0, "dump", OPT_VALUE},
+    {O_REGS, 0, "regs", OPT_FLAG},
+    {O_HELP, 'h', "help", OPT_FLAG},
+    {0, 0, NULL, OPT_FLAG},
+};
+
+#define MAX_LIST 16
+
+typedef struct run_opts {
+    const char *target, *config, *program, *trace, *timeline, *stats_out;
+    uint64_t max_insns;
+    int stats;             /* 0 off, 1 text, 2 json */
+    int trace_on, regs;
+    const char *load[MAX_LIST], *dump[MAX_LIST];
+    int n_load, n_dump;
+} run_opts;
+
+/* "SPACE:ADDR:REST" -> space (copied), addr, rest pointer. */
+static int split3(const char *s, char *space, size_t n, uint64_t *addr, const char **rest)
+{
+    const char *c1 = strchr(s, ':');
+    if (!c1 || (size_t)(c1 - s) >= n || c1 == s)
+        return -1;
+    const char *c2 = strchr(c1 + 1, ':');
+    if (!c2)
+        return -1;
+    memcpy(space, s, (size_t)(c1 - s));
+    space[c1 - s] = '\0';
+    char num[32];
+    size_t len = (size_t)(c2 - c1 - 1);
+    if (len == 0 || len >= sizeof num)
+        return -1;
+    memcpy(num, c1 + 1, len);
+    num[len] = '\0';
+    if (npk_parse_u64(num, addr) != 0)
+        return -1;
+    *rest = c2 + 1;
+    return **rest ? 0 : -1;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int parse(int argc, char **argv, run_opts *o)
+{
+    const char *prog = "npukit run", *v;
+    int id;
+    npk_opt_state os = {argc, argv, 1, prog, 0};
+    while ((id = npk_opt_next(&os, defs, &v)) != -1) {
+        switch (id) {
+        case -2: return -1;
+        case 0:
+            if (o->program) {
+                npk_usage_error(prog, "more than one program ('%s', '%s')", o->program, v);
+                return -1;
+            }
+            o->program = v;
+            break;
+        case O_TARGET: o->target = v; break;
+        case O_CONFIG: o->config = v; break;
+        case O_MAX:
+            if (npk_parse_u64(v, &o->max_insns) != 0) {
+                npk_usage_error(prog, "--max-insns %s is not a number", v);
+                return -1;
+            }
+            break;
+        case O_STATS:
+            if (!v || strcmp(v, "text") == 0)
+                o->stats = 1;
+            else if (strcmp(v, "json") == 0)
+                o->stats = 2;
+            else {
+                npk_usage_error(prog, "--stats=%s: expected text or json", v);
+                return -1;
+            }
+            break;
+        case O_STATS_OUT: o->stats_out = v; if (!o->stats) o->stats = 1; break;
+        case O_TRACE: o->trace_on = 1; o->trace = v; break;
+        case O_TIMELINE: o->timeline = v; break;
+        case O_LOAD:
+        case O_DUMP: {
+            int *n = id == O_LOAD ? &o->n_load : &o->n_dump;
+            if (*n == MAX_LIST) {
+                npk_usage_error(prog, "at most %d --load/--dump options", MAX_LIST);
+                return -1;
+            }
+            (id == O_LOAD ? o->load : o->dump)[(*n)++] = v;
+            break;
+        }
+        case O_REGS: o->regs = 1; break;
+        case O_HELP: help(); return 1;
+        }
+    }
+    if (!o->program) {
+        npk_usage_error(prog, "no program to run");
+        return -1;
+    }
+    return 0;
+}
+
+static int do_loads(npk_machine *m, const run_opts *o)
+{
+    for (int i = 0; i < o->n_load; i++) {
+        char space[64];
+        uint64_t addr;
+        const char *file;
+        if (split3(o->load[i], space, sizeof space, &addr, &file) != 0) {
+            fprintf(stderr, "npukit: --load %s: expected SPACE:ADDR:FILE\n", o->load[i]);
+            return -1;
+        }
+        uint8_t *data;
+        size_t n;
+        if (npk_read_file(file, &data, &n) != 0)
+            return -1;
+        npk_status st = npk_mem_write(m, space, addr, data, n);
+        free(data);
+        if (st != NPK_OK) {
+            fprintf(stderr, "npukit: --load %s: %s\n", o->load[i], npk_error(m));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void do_dumps(npk_machine *m, const run_opts *o)
+{
+    for (int i = 0; i < o->n_dump; i++) {
+        char space[64];
+        uint64_t addr, len;
+        const char *rest;
+        if (split3(o->dump[i], space, sizeof space, &addr, &rest) != 0 ||
+            npk_parse_u64(rest, &len) != 0) {
+            fprintf(stderr, "npukit: --dump %s: expected SPACE:ADDR:LEN\n", o->dump[i]);
+            continue;
+        }
+        for (uint64_t a = addr; a < addr + len; a += 16) {
+            uint8_t b[16];
+            size_t n = (size_t)(addr + len - a < 16 ? addr + len - a : 16);
+            if (npk_mem_read(m, space, a, b, n) != NPK_OK) {
+                fprintf(stderr, "npukit: --dump %s: %s\n", o->dump[i], npk_error(m));
+                break;
+            }
+            printf("%s:%08llx:", space, (unsigned long long)a);
+            for (size_t k = 0; k < n; k++)
+                printf(" %02x", b[k]);
+            printf("\n");
+        }
+    }
+}
+
+static void print_regs(npk_machine *m)
+{
+    size_t n = npk_reg_count(m);
+    for (size_t i = 0; i < n; i++) {
+        const npk_reg_info *r = npk_reg(m, i);
+        uint64_t v = 0;
+        npk_reg_read(m, r->name, &v);
+        printf("%-6s 0x%0*llx%s", r->name, (int)((r->bits + 3) / 4), (unsigned long long)v,
+               (i % 4 == 3 || i + 1 == n) ? "\n" : "   ");
+    }
+}
+
+/* Run in chunks so that long runs can report progress; a chunk ending is not a stop. */
+static npk_status run_with_progress(npk_machine *m, uint64_t budget, npk_stop *stop,
+                                    uint64_t *retired)
+{
+    const uint64_t chunk = 1u << 24;
+    int tty = isatty(STDERR_FILENO);
+    double t0 = now();
+    int shown = 0;
+    *retired = 0;
+    for (;;) {
+        uint64_t want = chunk;
+        if (budget && budget - *retired < want)
+            want = budget - *retired;
+        npk_status st = npk_run(m, want, stop);
+        if (st != NPK_OK)
+            return st;
+        if (stop->reason != NPK_STOP_BUDGET) {
+            *retired += want; /* upper bound; only used for progress */
+            break;
+        }
+        *retired += want;
+        if (budget && *retired >= budget)
+            break;
+        double dt = now() - t0;
+        if (tty && dt > 2.0) {
+            fprintf(stderr, "\rnpukit: %.3g instructions, %.1f s, %.0f MIPS   ",
+                    (double)*retired, dt, (double)*retired / dt / 1e6);
+            shown = 1;
+        }
+    }
+    if (shown)
+        fprintf(stderr, "\n");
+    return NPK_OK;
+}
+
+int npk_cmd_run(int argc, char **argv)
+{
+    run_opts o;
+    memset(&o, 0, sizeof o);
+    int p = parse(argc, argv, &o);
+    if (p != 0)
+        return p > 0 ? NPK_EXIT_OK : NPK_EXIT_NOSTART;
+
+    uint8_t *data;
+    size_t size;
+    if (npk_read_file(o.program, &data, &size) != 0)
+        return NPK_EXIT_NOSTART;
+    const char *target = o.target ? o.target : npk_guess_target(data, size);
+    free(data);
+    if (!target) {
+        char list[256];
+        npk_target_list(list, sizeof list);
+        fprintf(stderr, "npukit run: no target: give -t/--target (known: %s)\n", list);
+        return NPK_EXIT_NOSTART;
+    }
+    npk_machine *m = npk_cli_machine("npukit run", target, o.config);
+    if (!m)
+        return NPK_EXIT_NOSTART;
+
+    int rc = NPK_EXIT_NOSTART;
+    FILE *trace = NULL, *stats_f = NULL;
+    if (npk_load_file(m, o.program, stderr) != NPK_OK) {
+        if (npk_error(m)[0])
+            fprintf(stderr, "npukit: %s\n", npk_error(m));
+        goto out;
+    }
+    if (do_loads(m, &o) != 0)
+        goto out;
+    if (o.trace_on) {
+        trace = o.trace ? fopen(o.trace, "w") : stderr;
+        if (!trace) {
+            fprintf(stderr, "npukit: %s: cannot write the trace\n", o.trace);
+            goto out;
+        }
+        npk_trace_text(m, trace);
+    }
+    if (o.timeline && npk_timeline_open(m, o.timeline) != NPK_OK) {
+        fprintf(stderr, "npukit: %s\n", npk_error(m));
+        goto out;
+    }
+    if (o.stats) {
+        stats_f = o.stats_out ? fopen(o.stats_out, "w") : stderr;
+        if (!stats_f) {
+            fprintf(stderr, "npukit: %s: cannot write the statistics\n", o.stats_out);
+            goto out;
+        }
+        npk_stats_enable(m, 1);
+    }
+
+    npk_stop stop;
+    uint64_t retired;
+    if (run_with_progress(m, o.max_insns, &stop, &retired) != NPK_OK) {
+        fprintf(stderr, "npukit: %s\n", npk_error(m));
+        goto out;
+    }
+    fflush(stdout);
+    switch (stop.reason) {
+    case NPK_STOP_EXIT:
+        rc = (int)(stop.exit_code & 0xff);
+        if (o.stats)
+            fprintf(stderr, "npukit: program exited with status %lld\n",
+                    (long long)stop.exit_code);
+        break;
+    case NPK_STOP_BUDGET:
+        rc = NPK_EXIT_BUDGET;
+        fprintf(stderr, "npukit: stopped after --max-insns=%llu instructions: %s\n",
+                (unsigned long long)o.max_insns, stop.message);
+        break;
+    case NPK_STOP_FAULT:
+        rc = NPK_EXIT_FAULT;
+        fprintf(stderr, "npukit: %s\n", stop.message);
+        break;
+    case NPK_STOP_NONE:
+        rc = NPK_EXIT_OK;
+        break;
+    }
+    if (o.regs)
+        print_regs(m);
+    do_dumps(m, &o);
+    if (o.timeline && npk_timeline_close(m) != NPK_OK)
+        fprintf(stderr, "npukit: %s\n", npk_error(m));
+    if (stats_f) {
+        if (o.stats == 2)
+            npk_stats_json(m, stats_f);
+        else
+            npk_stats_print(m, stats_f);
+    }
+out:
+    if (trace && trace != stderr)
+        fclose(trace);
+    if (stats_f && stats_f != stderr)
+        fclose(stats_f);
+    npk_destroy(m);
+    return rc;
+}

@@ -1,0 +1,174 @@
+/* Option parsing and small helpers shared by the subcommands. A tiny parser of our own keeps
+ * the CLI portable C11 and its messages consistent. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+int npk_usage_error(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", prog);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(see '%s --help')\n", prog);
+    return NPK_EXIT_USAGE;
+}
+
+int npk_opt_next(npk_opt_state *s, const npk_opt_def *defs, const char **value)
+{
+    *value = NULL;
+    if (s->i >= s->argc)
+        return -1;
+    const char *a = s->argv[s->i++];
+    if (s->only_positional || a[0] != '-' || a[1] == '\0') {
+        *value = a;
+        return 0;
+    }
+    if (strcmp(a, "--") == 0) {
+        s->only_positional = 1;
+        return npk_opt_next(s, defs, value);
+    }
+    if (a[1] == '-') {
+        const char *name = a + 2, *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        for (const npk_opt_def *d = defs; d->long_name || d->short_name; d++) {
+            if (!d->long_name || strlen(d->long_name) != len || strncmp(d->long_name, name, len))
+                continue;
+            if (d->kind == OPT_FLAG) {
+                if (eq) {
+                    npk_usage_error(s->prog, "option --%s takes no value", d->long_name);
+                    return -2;
+                }
+            } else if (d->kind == OPT_OPTIONAL) {
+                *value = eq ? eq + 1 : NULL;
+            } else if (eq) {
+                *value = eq + 1;
+            } else if (s->i < s->argc) {
+                *value = s->argv[s->i++];
+            } else {
+                npk_usage_error(s->prog, "option --%s needs a value", d->long_name);
+                return -2;
+            }
+            return d->id;
+        }
+        npk_usage_error(s->prog, "unknown option '--%.*s'", (int)len, name);
+        return -2;
+    }
+    for (const npk_opt_def *d = defs; d->long_name || d->short_name; d++) {
+        if (d->short_name != a[1])
+            continue;
+        if (d->kind == OPT_FLAG) {
+            if (a[2]) {
+                npk_usage_error(s->prog, "option -%c takes no value", a[1]);
+                return -2;
+            }
+        } else if (a[2]) {
+            *value = a + 2;
+        } else if (d->kind == OPT_VALUE) {
+            if (s->i >= s->argc) {
+                npk_usage_error(s->prog, "option -%c needs a value", a[1]);
+                return -2;
+            }
+            *value = s->argv[s->i++];
+        }
+        return d->id;
+    }
+    npk_usage_error(s->prog, "unknown option '%s'", a);
+    return -2;
+}
+
+int npk_read_file(const char *path, uint8_t **data, size_t *size)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "npukit: %s: cannot open: %s\n", path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap + 1);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        uint8_t *nb = cap < ((size_t)1 << 31) ? realloc(buf, 2 * cap + 1) : NULL;
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int bad = !buf || ferror(f);
+    if (f != stdin)
+        fclose(f);
+    if (bad) {
+        fprintf(stderr, "npukit: %s: %s\n", path, buf ? "read error" : "file too large");
+        free(buf);
+        return -1;
+    }
+    buf[n] = '\0';
+    *data = buf;
+    *size = n;
+    return 0;
+}
+
+void npk_target_list(char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < npk_target_count() && used < n; i++) {
+        int w = snprintf(buf + used, n - used, "%s%s", i ? ", " : "", npk_target_name(i));
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+const char *npk_guess_target(const uint8_t *data, size_t size)
+{
+    if (size >= 20 && memcmp(data, "\x7f" "ELF", 4) == 0) {
+        unsigned em = (unsigned)data[18] | (unsigned)data[19] << 8;
+        return em == 243 ? "rvnpu" : NULL;
+    }
+    /* `.target NAME` on a line of its own near the top of an assembly source */
+    const char *p = (const char *)data, *end = p + (size < 4096 ? size : 4096);
+    while (p < end) {
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (end - p > 8 && strncmp(p, ".target", 7) == 0 && (p[7] == ' ' || p[7] == '\t')) {
+            p += 8;
+            while (p < end && (*p == ' ' || *p == '\t'))
+                p++;
+            for (size_t i = 0; i < npk_target_count(); i++) {
+                const char *t = npk_target_name(i);
+                size_t len = strlen(t);
+                if ((size_t)(end - p) >= len && strncmp(p, t, len) == 0 &&
+                    (p + len == end || !((p[len] >= 'a' && p[len] <= 'z') ||
+                                         (p[len] >= '0' && p[len] <= '9') || p[len] == '_')))
+                    return t;
+            }
+            return NULL;
+        }
+        while (p < end && *p != '\n')
+            p++;
+        p++;
+    }
+    return NULL;
+}
+
+npk_machine *npk_cli_machine(const char *prog, const char *target, const char *config)
+{
+    npk_machine *m;
+    char err[1024];
+    if (npk_create(&m, target, config, err, sizeof err) != NPK_OK) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return NULL;
+    }
+    return m;
+}

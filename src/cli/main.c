@@ -1,0 +1,80 @@
+/* `npukit`: the command-line front end. Dispatches to one subcommand per file. */
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+} commands[] = {
+    {"asm", npk_cmd_asm, "assemble a source file into a program image"},
+    {"disasm", npk_cmd_disasm, "disassemble a program image"},
+    {"run", npk_cmd_run, "run a program (assembly, image or ELF) on a simulated machine"},
+    {"info", npk_cmd_info, "list targets, or describe one target and its configuration"},
+    {"demo", npk_cmd_demo, "run the built-in showcase programs"},
+};
+
+static void usage(FILE *f)
+{
+    char list[256];
+    npk_target_list(list, sizeof list);
+    fprintf(f,
+            "npukit " NPK_VERSION_STRING
+            " - assemblers, disassemblers and exact simulators for small NPU ISAs\n"
+            "\n"
+            "usage: npukit <command> [options] [file...]\n"
+            "       npukit <command> --help\n"
+            "       npukit --version\n"
+            "\n"
+            "commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f,
+            "\n"
+            "targets: %s  ('npukit info' describes them)\n"
+            "\n"
+            "common options:\n"
+            "  -t, --target NAME[:CONFIG]  target machine, optionally with settings\n"
+            "      --config KEY=VAL,...    target settings (see 'npukit info -t NAME')\n"
+            "  -o, --output FILE           output file\n"
+            "  -h, --help                  help for the command\n"
+            "\n"
+            "exit status:\n"
+            "  asm, disasm, info, demo: 0 success, 1 errors in the input, 2 usage error\n"
+            "  run: the program's own exit status when it ends normally (0 for targets\n"
+            "       without an exit call), 124 instruction or cycle budget exhausted,\n"
+            "       125 the run could not start, 126 the program stopped on an unhandled fault\n",
+            list);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return NPK_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        if (argc > 2 && strcmp(cmd, "help") == 0) {
+            char *sub[] = {argv[2], "--help", NULL};
+            for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+                if (strcmp(argv[2], commands[i].name) == 0)
+                    return commands[i].fn(2, sub);
+            fprintf(stderr, "npukit: unknown command '%s'\n", argv[2]);
+            return NPK_EXIT_USAGE;
+        }
+        usage(stdout);
+        return NPK_EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        printf("npukit " NPK_VERSION_STRING "\n");
+        return NPK_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(cmd, commands[i].name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "npukit: unknown command '%s' (commands: asm, disasm, run, info, demo; "
+                    "see 'npukit --help')\n", cmd);
+    return NPK_EXIT_USAGE;
+}

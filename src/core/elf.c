@@ -1,0 +1,153 @@
+/* ELF32 little-endian executable loader: validates the header, copies PT_LOAD segments into
+ * the target, sets the entry point and collects symbols. Every field is bounds-checked
+ * against the file size, so a truncated or corrupt file gets a message, never a crash. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/machine.h"
+
+enum { EH_SIZE = 52, PH_SIZE = 32, SH_SIZE = 40, SYM_SIZE = 16 };
+enum { PT_LOAD = 1, SHT_SYMTAB = 2, ET_EXEC = 2 };
+
+static uint16_t rd16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static const char *machine_name(unsigned em)
+{
+    switch (em) {
+    case 3: return "Intel 80386";
+    case 8: return "MIPS";
+    case 20: return "PowerPC";
+    case 40: return "ARM";
+    case 62: return "x86-64";
+    case 183: return "AArch64";
+    case 243: return "RISC-V";
+    default: return "unknown";
+    }
+}
+
+/* Is [off, off+len) inside a file of n bytes? */
+static int inside(uint64_t off, uint64_t len, size_t n)
+{
+    return off <= n && len <= n - off;
+}
+
+static npk_status load_symbols(npk_machine *m, const uint8_t *b, size_t n, const char *name)
+{
+    uint32_t shoff = rd32(b + 32);
+    uint16_t shentsize = rd16(b + 46), shnum = rd16(b + 48);
+    if (shoff == 0 || shnum == 0)
+        return NPK_OK; /* stripped: no symbols, not an error */
+    if (shentsize != SH_SIZE)
+        return npk_fail(m, NPK_ERR_FORMAT, "%s: section header size %u, expected %u", name,
+                        shentsize, SH_SIZE);
+    if (!inside(shoff, (uint64_t)shnum * SH_SIZE, n))
+        return npk_fail(m, NPK_ERR_FORMAT,
+                        "%s: truncated: section headers at offset %u (%u x %u bytes) extend past "
+                        "the end of the file (%zu bytes)",
+                        name, shoff, shnum, SH_SIZE, n);
+    for (unsigned i = 0; i < shnum; i++) {
+        const uint8_t *sh = b + shoff + (size_t)i * SH_SIZE;
+        if (rd32(sh + 4) != SHT_SYMTAB)
+            continue;
+        uint32_t off = rd32(sh + 16), size = rd32(sh + 20), link = rd32(sh + 24);
+        if (!inside(off, size, n) || link >= shnum)
+            return npk_fail(m, NPK_ERR_FORMAT, "%s: truncated or corrupt symbol table", name);
+        const uint8_t *strh = b + shoff + (size_t)link * SH_SIZE;
+        uint32_t stroff = rd32(strh + 16), strsize = rd32(strh + 20);
+        if (!inside(stroff, strsize, n) || strsize == 0)
+            return npk_fail(m, NPK_ERR_FORMAT, "%s: truncated or corrupt string table", name);
+        const char *strtab = (const char *)b + stroff;
+        for (uint32_t s = 0; s + SYM_SIZE <= size; s += SYM_SIZE) {
+            const uint8_t *sym = b + off + s;
+            uint32_t nm = rd32(sym), value = rd32(sym + 4);
+            unsigned type = sym[12] & 0xF;
+            if (nm == 0 || nm >= strsize || type > 2) /* NOTYPE, OBJECT, FUNC */
+                continue;
+            if (!memchr(strtab + nm, '\0', strsize - nm))
+                return npk_fail(m, NPK_ERR_FORMAT, "%s: unterminated symbol name", name);
+            if (rd16(sym + 14) == 0) /* undefined */
+                continue;
+            npk_status st = npk_symbol_add(m, strtab + nm, value);
+            if (st != NPK_OK)
+                return st;
+        }
+    }
+    return NPK_OK;
+}
+
+npk_status npk_elf_load(npk_machine *m, const uint8_t *b, size_t n, const char *name)
+{
+    const npk_target *t = m->target;
+    if (n < 4 || memcmp(b, "\x7f" "ELF", 4) != 0)
+        return npk_fail(m, NPK_ERR_FORMAT, "%s: not an ELF file (bad magic)", name);
+    if (n < EH_SIZE)
+        return npk_fail(m, NPK_ERR_FORMAT,
+                        "%s: truncated: %zu bytes, shorter than the 52-byte ELF32 header", name,
+                        n);
+    if (b[4] != 1)
+        return npk_fail(m, NPK_ERR_FORMAT, "%s: ELF class %u is not ELF32 (target %s)", name,
+                        b[4], t->name);
+    if (b[5] != 1)
+        return npk_fail(m, NPK_ERR_FORMAT, "%s: ELF data encoding %u is not little-endian",
+                        name, b[5]);
+    if (b[6] != 1)
+        return npk_fail(m, NPK_ERR_FORMAT, "%s: ELF version %u is not 1", name, b[6]);
+    unsigned type = rd16(b + 16), em = rd16(b + 18);
+    if (em != t->elf_machine)
+        return npk_fail(m, NPK_ERR_FORMAT,
+                        "%s: ELF machine %u (%s) does not match target %s (expects %u, %s)",
+                        name, em, machine_name(em), t->name, t->elf_machine,
+                        machine_name(t->elf_machine));
+    if (type != ET_EXEC)
+        return npk_fail(m, NPK_ERR_FORMAT, "%s: ELF type %u is not an executable (ET_EXEC)",
+                        name, type);
+    uint32_t entry = rd32(b + 24), phoff = rd32(b + 28);
+    uint16_t phentsize = rd16(b + 42), phnum = rd16(b + 44);
+    if (phnum == 0)
+        return npk_fail(m, NPK_ERR_FORMAT, "%s: no program headers, nothing to load", name);
+    if (phentsize != PH_SIZE)
+        return npk_fail(m, NPK_ERR_FORMAT, "%s: program header size %u, expected %u", name,
+                        phentsize, PH_SIZE);
+    if (!inside(phoff, (uint64_t)phnum * PH_SIZE, n))
+        return npk_fail(m, NPK_ERR_FORMAT,
+                        "%s: truncated: program headers at offset %u (%u x %u bytes) extend "
+                        "past the end of the file (%zu bytes)",
+                        name, phoff, phnum, PH_SIZE, n);
+    unsigned loads = 0;
+    for (unsigned i = 0; i < phnum; i++) {
+        const uint8_t *ph = b + phoff + (size_t)i * PH_SIZE;
+        if (rd32(ph) != PT_LOAD)
+            continue;
+        uint32_t off = rd32(ph + 4), paddr = rd32(ph + 12), filesz = rd32(ph + 16),
+                 memsz = rd32(ph + 20);
+        if (filesz > memsz)
+            return npk_fail(m, NPK_ERR_FORMAT,
+                            "%s: segment %u: file size %u exceeds memory size %u", name, i,
+                            filesz, memsz);
+        if (!inside(off, filesz, n))
+            return npk_fail(m, NPK_ERR_FORMAT,
+                            "%s: truncated: segment %u needs bytes %u..%llu but the file has "
+                            "%zu",
+                            name, i, off, (unsigned long long)off + filesz, n);
+        npk_status st = t->load_elf_segment(m, m->state, paddr, b + off, filesz, memsz);
+        if (st != NPK_OK)
+            return st;
+        loads++;
+    }
+    if (!loads)
+        return npk_fail(m, NPK_ERR_FORMAT, "%s: no loadable (PT_LOAD) segment", name);
+    if (t->set_entry) {
+        npk_status st = t->set_entry(m, m->state, entry);
+        if (st != NPK_OK)
+            return st;
+    }
+    return load_symbols(m, b, n, name);
+}

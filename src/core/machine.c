@@ -1,0 +1,677 @@
+/* The machine handle: creation from "target:config", loading, running, backdoor access and
+ * observer control. Everything a caller does goes through here to the target's vtable. */
+#define _POSIX_C_SOURCE 200809L
+#include "core/machine.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const char *npk_status_name(npk_status s)
+{
+    switch (s) {
+    case NPK_OK: return "ok";
+    case NPK_ERR_ARG: return "bad argument";
+    case NPK_ERR_NOMEM: return "out of memory";
+    case NPK_ERR_IO: return "I/O error";
+    case NPK_ERR_FORMAT: return "malformed input";
+    case NPK_ERR_RANGE: return "out of range";
+    case NPK_ERR_UNSUPPORTED: return "not supported by this target";
+    case NPK_ERR_STATE: return "wrong machine state";
+    }
+    return "unknown status";
+}
+
+npk_status npk_fail(npk_machine *m, npk_status s, const char *fmt, ...)
+{
+    if (m) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(m->error, sizeof m->error, fmt, ap);
+        va_end(ap);
+    }
+    return s;
+}
+
+void npk_stop_set(npk_stop *s, npk_stop_reason r, uint64_t pc, const char *fmt, ...)
+{
+    s->reason = r;
+    s->pc = pc;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->message, sizeof s->message, fmt, ap);
+    va_end(ap);
+}
+
+const char *npk_error(const npk_machine *m)
+{
+    return m ? m->error : "no machine";
+}
+
+const char *npk_target_of(const npk_machine *m)
+{
+    return m->target->name;
+}
+
+const char *npk_config_string(const npk_machine *m)
+{
+    return m->config;
+}
+
+void npk_config_describe(npk_machine *m, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->config, sizeof m->config, fmt, ap);
+    va_end(ap);
+}
+
+FILE *npk_guest_out(npk_machine *m)
+{
+    return m->out;
+}
+
+FILE *npk_guest_err(npk_machine *m)
+{
+    return m->err;
+}
+
+void npk_set_output(npk_machine *m, FILE *out, FILE *err)
+{
+    m->out = out ? out : stdout;
+    m->err = err ? err : stderr;
+}
+
+npk_obs *npk_observers(npk_machine *m)
+{
+    return &m->obs;
+}
+
+static void set_err(char *err, size_t n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void set_err(char *err, size_t n, const char *fmt, ...)
+{
+    if (!err || !n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, n, fmt, ap);
+    va_end(ap);
+}
+
+static void target_list(char *buf, size_t n)
+{
+    buf[0] = '\0';
+    size_t used = 0;
+    for (size_t i = 0; i < npk_target_count() && used < n; i++) {
+        int w = snprintf(buf + used, n - used, "%s%s", i ? ", " : "", npk_target_name(i));
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+npk_status npk_create(npk_machine **out, const char *spec, const char *config, char *err,
+                      size_t err_size)
+{
+    *out = NULL;
+    if (!spec || !*spec) {
+        set_err(err, err_size, "no target given");
+        return NPK_ERR_ARG;
+    }
+    const char *colon = strchr(spec, ':');
+    size_t name_len = colon ? (size_t)(colon - spec) : strlen(spec);
+    char name[64];
+    if (name_len == 0 || name_len >= sizeof name) {
+        set_err(err, err_size, "bad target name in '%s'", spec);
+        return NPK_ERR_ARG;
+    }
+    memcpy(name, spec, name_len);
+    name[name_len] = '\0';
+    const npk_target *t = npk_target_find(name);
+    if (!t) {
+        char list[256];
+        target_list(list, sizeof list);
+        set_err(err, err_size, "unknown target '%s' (known: %s)", name, list);
+        return NPK_ERR_ARG;
+    }
+
+    return npk_create_for(out, t, colon ? colon + 1 : NULL, config, err, err_size);
+}
+
+npk_status npk_create_for(npk_machine **out, const npk_target *t, const char *settings,
+                          const char *config, char *err, size_t err_size)
+{
+    *out = NULL;
+    npk_machine *m = calloc(1, sizeof *m);
+    if (!m) {
+        set_err(err, err_size, "out of memory");
+        return NPK_ERR_NOMEM;
+    }
+    m->target = t;
+    m->out = stdout;
+    m->err = stderr;
+    if (npk_obs_init(&m->obs, t->n_mnemonics, t->n_units, t->n_extras) != NPK_OK) {
+        free(m);
+        set_err(err, err_size, "out of memory");
+        return NPK_ERR_NOMEM;
+    }
+
+    npk_config cfg;
+    npk_status st = npk_config_parse(&cfg, settings, config, m->error,
+                                     sizeof m->error);
+    if (st == NPK_OK) {
+        st = t->create(m, &cfg, &m->state);
+        npk_config_free(&cfg);
+    }
+    if (st != NPK_OK) {
+        set_err(err, err_size, "%s", m->error[0] ? m->error : npk_status_name(st));
+        npk_destroy(m);
+        return st;
+    }
+    m->error[0] = '\0';
+    *out = m;
+    return NPK_OK;
+}
+
+void npk_destroy(npk_machine *m)
+{
+    if (!m)
+        return;
+    if (m->obs.timeline)
+        npk_timeline_close(m);
+    if (m->state && m->target->destroy)
+        m->target->destroy(m->state);
+    npk_symbols_clear(m);
+    free(m->syms);
+    npk_obs_free(&m->obs);
+    free(m);
+}
+
+npk_status npk_reset(npk_machine *m)
+{
+    m->error[0] = '\0';
+    npk_obs_clear_counts(&m->obs, m->target->n_mnemonics, m->target->n_units,
+                         m->target->n_extras);
+    return m->target->reset ? m->target->reset(m, m->state) : NPK_OK;
+}
+
+/* ---- symbols ----------------------------------------------------------------------------- */
+
+npk_status npk_symbol_add(npk_machine *m, const char *name, uint64_t value)
+{
+    for (size_t i = 0; i < m->n_syms; i++) {
+        if (strcmp(m->syms[i].name, name) == 0) {
+            m->syms[i].value = value;
+            return NPK_OK;
+        }
+    }
+    if (m->n_syms == m->cap_syms) {
+        size_t cap = m->cap_syms ? 2 * m->cap_syms : 64;
+        npk_symbol_entry *s = realloc(m->syms, cap * sizeof *s);
+        if (!s)
+            return npk_fail(m, NPK_ERR_NOMEM, "out of memory for symbols");
+        m->syms = s;
+        m->cap_syms = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy)
+        return npk_fail(m, NPK_ERR_NOMEM, "out of memory for symbols");
+    m->syms[m->n_syms++] = (npk_symbol_entry){copy, value};
+    return NPK_OK;
+}
+
+void npk_symbols_clear(npk_machine *m)
+{
+    for (size_t i = 0; i < m->n_syms; i++)
+        free(m->syms[i].name);
+    m->n_syms = 0;
+}
+
+npk_status npk_symbol(npk_machine *m, const char *name, uint64_t *value)
+{
+    for (size_t i = 0; i < m->n_syms; i++) {
+        if (strcmp(m->syms[i].name, name) == 0) {
+            *value = m->syms[i].value;
+            return NPK_OK;
+        }
+    }
+    return npk_fail(m, NPK_ERR_ARG, "no symbol '%s' in the loaded program", name);
+}
+
+/* ---- loading ----------------------------------------------------------------------------- */
+
+npk_status npk_load_raw(npk_machine *m, const void *bytes, size_t n, uint64_t addr)
+{
+    m->error[0] = '\0';
+    if (!m->target->load_raw)
+        return npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: raw images are not supported",
+                        m->target->name);
+    if (m->target->insn_bytes && n % m->target->insn_bytes)
+        return npk_fail(m, NPK_ERR_FORMAT,
+                        "%s: raw image is %zu bytes, not a whole number of %u-byte words",
+                        m->target->name, n, m->target->insn_bytes);
+    npk_status st = m->target->load_raw(m, m->state, bytes, n, addr);
+    if (st == NPK_OK)
+        m->loaded = 1;
+    return st;
+}
+
+npk_status npk_load_elf(npk_machine *m, const void *bytes, size_t n, const char *name)
+{
+    m->error[0] = '\0';
+    if (!m->target->elf_machine || !m->target->load_elf_segment)
+        return npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: %s: ELF files are not supported by this "
+                        "target", name ? name : "ELF", m->target->name);
+    npk_symbols_clear(m);
+    npk_status st = npk_elf_load(m, bytes, n, name ? name : "ELF");
+    if (st == NPK_OK)
+        m->loaded = 1;
+    return st;
+}
+
+npk_status npk_load_asm(npk_machine *m, const char *source, const char *name, FILE *diag)
+{
+    m->error[0] = '\0';
+    if (!m->target->assemble)
+        return npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: no assembler for this target",
+                        m->target->name);
+    npk_symbols_clear(m);
+    name = name ? name : "<source>";
+    npk_status st;
+    if (m->target->load_asm) {
+        st = m->target->load_asm(m, m->state, source, name, diag);
+    } else {
+        uint8_t *image = NULL;
+        size_t size = 0;
+        st = m->target->assemble(m, m->state, source, name, diag, &image, &size);
+        if (st == NPK_OK)
+            st = m->target->load_raw(m, m->state, image, size, 0);
+        free(image);
+    }
+    if (st == NPK_OK)
+        m->loaded = 1;
+    return st;
+}
+
+npk_status npk_assemble(npk_machine *m, const char *source, const char *name, FILE *diag,
+                        uint8_t **image, size_t *size)
+{
+    m->error[0] = '\0';
+    *image = NULL;
+    *size = 0;
+    if (!m->target->assemble)
+        return npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: no assembler for this target",
+                        m->target->name);
+    npk_symbols_clear(m);
+    return m->target->assemble(m, m->state, source, name ? name : "<source>", diag, image,
+                               size);
+}
+
+void npk_free(void *p)
+{
+    free(p);
+}
+
+/* Read a whole file; *data is NUL-terminated for convenience. */
+static npk_status read_file(npk_machine *m, const char *path, uint8_t **data, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return npk_fail(m, NPK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap + 1);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap)
+            break;
+        if (cap > ((size_t)1 << 31)) {
+            free(buf);
+            fclose(f);
+            return npk_fail(m, NPK_ERR_FORMAT, "%s: file larger than 2 GiB", path);
+        }
+        uint8_t *nb = realloc(buf, 2 * cap + 1);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    if (!buf) {
+        fclose(f);
+        return npk_fail(m, NPK_ERR_NOMEM, "%s: out of memory reading the file", path);
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return npk_fail(m, NPK_ERR_IO, "%s: read error", path);
+    }
+    buf[n] = '\0';
+    *data = buf;
+    *size = n;
+    return NPK_OK;
+}
+
+/* Text = no NUL bytes and mostly printable; assembly sources are text, images are not. */
+static int looks_like_text(const uint8_t *p, size_t n)
+{
+    if (n == 0)
+        return 1;
+    size_t odd = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == 0)
+            return 0;
+        if (p[i] < 0x20 && !isspace(p[i]))
+            odd++;
+    }
+    return odd * 20 < n;
+}
+
+npk_status npk_load_file(npk_machine *m, const char *path, FILE *diag)
+{
+    uint8_t *data = NULL;
+    size_t n = 0;
+    m->error[0] = '\0';
+    npk_status st = read_file(m, path, &data, &n);
+    if (st != NPK_OK)
+        return st;
+    if (n >= 4 && memcmp(data, "\x7f" "ELF", 4) == 0)
+        st = npk_load_elf(m, data, n, path);
+    else if (looks_like_text(data, n))
+        st = npk_load_asm(m, (const char *)data, path, diag);
+    else {
+        st = npk_load_raw(m, data, n, 0);
+        if (st != NPK_OK && strncmp(m->error, path, strlen(path)) != 0) {
+            char msg[sizeof m->error];
+            snprintf(msg, sizeof msg, "%s", m->error);
+            npk_fail(m, st, "%.200s: %.800s", path, msg);
+        }
+    }
+    free(data);
+    return st;
+}
+
+/* ---- running ----------------------------------------------------------------------------- */
+
+npk_status npk_run(npk_machine *m, uint64_t max_insns, npk_stop *stop)
+{
+    memset(stop, 0, sizeof *stop);
+    m->error[0] = '\0';
+    if (!m->loaded)
+        return npk_fail(m, NPK_ERR_STATE, "%s: nothing loaded to run", m->target->name);
+    return m->target->run(m, m->state, max_insns, stop);
+}
+
+npk_status npk_step(npk_machine *m, npk_stop *stop)
+{
+    return npk_run(m, 1, stop);
+}
+
+/* ---- backdoor ---------------------------------------------------------------------------- */
+
+size_t npk_space_count(const npk_machine *m)
+{
+    npk_memspace *list;
+    return m->target->spaces ? m->target->spaces(m->state, &list) : 0;
+}
+
+const npk_space_info *npk_space(const npk_machine *m, size_t i)
+{
+    npk_memspace *list;
+    size_t n = m->target->spaces ? m->target->spaces(m->state, &list) : 0;
+    return i < n ? &list[i].info : NULL;
+}
+
+static npk_status find_space(npk_machine *m, const char *name, size_t *idx, npk_memspace **sp)
+{
+    npk_memspace *list;
+    size_t n = m->target->spaces ? m->target->spaces(m->state, &list) : 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcasecmp(list[i].info.name, name) == 0) {
+            *idx = i;
+            *sp = &list[i];
+            return NPK_OK;
+        }
+    }
+    return npk_fail(m, NPK_ERR_ARG, "%s: no memory space '%s'", m->target->name, name);
+}
+
+static npk_status check_range(npk_machine *m, const npk_memspace *sp, uint64_t addr, size_t n)
+{
+    if (addr > sp->info.size || n > sp->info.size - addr)
+        return npk_fail(m, NPK_ERR_RANGE,
+                        "%s: access of %zu bytes at 0x%llx is outside %s (0x0 .. 0x%llx)",
+                        m->target->name, n, (unsigned long long)addr, sp->info.name,
+                        (unsigned long long)(sp->info.size ? sp->info.size - 1 : 0));
+    return NPK_OK;
+}
+
+npk_status npk_mem_read(npk_machine *m, const char *space, uint64_t addr, void *buf, size_t n)
+{
+    size_t idx = 0;
+    npk_memspace *sp = NULL;
+    npk_status st = find_space(m, space, &idx, &sp);
+    if (st == NPK_OK)
+        st = check_range(m, sp, addr, n);
+    if (st != NPK_OK)
+        return st;
+    if (sp->data) {
+        memcpy(buf, sp->data + addr, n);
+        return NPK_OK;
+    }
+    if (!m->target->space_read)
+        return npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: %s cannot be read", m->target->name, space);
+    return m->target->space_read(m, m->state, idx, addr, buf, n);
+}
+
+npk_status npk_mem_write(npk_machine *m, const char *space, uint64_t addr, const void *buf,
+                         size_t n)
+{
+    size_t idx = 0;
+    npk_memspace *sp = NULL;
+    npk_status st = find_space(m, space, &idx, &sp);
+    if (st == NPK_OK)
+        st = check_range(m, sp, addr, n);
+    if (st != NPK_OK)
+        return st;
+    if (m->target->space_write)
+        return m->target->space_write(m, m->state, idx, addr, buf, n);
+    if (!sp->data)
+        return npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: %s cannot be written", m->target->name,
+                        space);
+    memcpy(sp->data + addr, buf, n);
+    return NPK_OK;
+}
+
+size_t npk_reg_count(const npk_machine *m)
+{
+    const npk_reg_info *list;
+    return m->target->regs ? m->target->regs(m->state, &list) : 0;
+}
+
+const npk_reg_info *npk_reg(const npk_machine *m, size_t i)
+{
+    const npk_reg_info *list;
+    size_t n = m->target->regs ? m->target->regs(m->state, &list) : 0;
+    return i < n ? &list[i] : NULL;
+}
+
+static npk_status find_reg(npk_machine *m, const char *name, size_t *idx)
+{
+    const npk_reg_info *list;
+    size_t n = m->target->regs ? m->target->regs(m->state, &list) : 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcasecmp(list[i].name, name) == 0) {
+            *idx = i;
+            return NPK_OK;
+        }
+    }
+    return npk_fail(m, NPK_ERR_ARG, "%s: no register '%s'", m->target->name, name);
+}
+
+npk_status npk_reg_read(npk_machine *m, const char *name, uint64_t *value)
+{
+    size_t i = 0;
+    npk_status st = find_reg(m, name, &i);
+    return st != NPK_OK ? st : m->target->reg_read(m, m->state, i, value);
+}
+
+npk_status npk_reg_write(npk_machine *m, const char *name, uint64_t value)
+{
+    size_t i = 0;
+    npk_status st = find_reg(m, name, &i);
+    return st != NPK_OK ? st : m->target->reg_write(m, m->state, i, value);
+}
+
+size_t npk_insn_bytes(const npk_machine *m)
+{
+    return m->target->insn_bytes;
+}
+
+npk_status npk_disasm(npk_machine *m, const void *bytes, uint64_t pc, char *out, size_t n)
+{
+    if (!m->target->disasm)
+        return npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: no disassembler", m->target->name);
+    return m->target->disasm(m, m->state, bytes, pc, out, n);
+}
+
+/* ---- observers --------------------------------------------------------------------------- */
+
+npk_status npk_trace_text(npk_machine *m, FILE *f)
+{
+    m->obs.trace = f;
+    npk_obs_update_active(&m->obs);
+    return NPK_OK;
+}
+
+npk_status npk_stats_enable(npk_machine *m, int on)
+{
+    m->obs.stats = on != 0;
+    npk_obs_update_active(&m->obs);
+    return NPK_OK;
+}
+
+npk_status npk_timeline_open(npk_machine *m, const char *path)
+{
+    if (m->obs.timeline)
+        npk_timeline_close(m);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return npk_fail(m, NPK_ERR_IO, "%s: cannot write timeline: %s", path, strerror(errno));
+    m->obs.timeline = npk_timeline_create(f, m->target->units, m->target->n_units,
+                                          m->target->name);
+    if (!m->obs.timeline) {
+        fclose(f);
+        return npk_fail(m, NPK_ERR_NOMEM, "out of memory");
+    }
+    npk_obs_update_active(&m->obs);
+    return NPK_OK;
+}
+
+npk_status npk_timeline_close(npk_machine *m)
+{
+    int bad = npk_timeline_finish(m->obs.timeline);
+    m->obs.timeline = NULL;
+    npk_obs_update_active(&m->obs);
+    return bad ? npk_fail(m, NPK_ERR_IO, "error writing the timeline file") : NPK_OK;
+}
+
+npk_status npk_stats_get(npk_machine *m, npk_stats *s)
+{
+    const npk_target *t = m->target;
+    memset(s, 0, sizeof *s);
+    s->insns = m->obs.insns;
+    s->cycles = m->obs.cycles;
+    s->n_mnemonics = t->n_mnemonics;
+    s->mnemonic = t->mnemonics;
+    s->count = m->obs.count;
+    s->n_units = t->n_units;
+    s->unit = t->units;
+    s->busy = m->obs.busy;
+    s->n_extra = t->n_extras;
+    s->extra_name = t->extras;
+    s->extra = m->obs.extra;
+    return NPK_OK;
+}
+
+npk_status npk_stats_print(npk_machine *m, FILE *f)
+{
+    npk_stats s;
+    npk_stats_get(m, &s);
+    fprintf(f, "npukit: stats for %s (%s)\n", m->target->name, m->config);
+    fprintf(f, "  instructions  %llu\n", (unsigned long long)s.insns);
+    fprintf(f, "  cycles        %llu", (unsigned long long)s.cycles);
+    if (s.insns && s.cycles)
+        fprintf(f, "  (CPI %.3f)", (double)s.cycles / (double)s.insns);
+    fprintf(f, "\n  mix:\n");
+    for (size_t i = 0; i < s.n_mnemonics; i++)
+        if (s.count[i])
+            fprintf(f, "    %-16s %12llu  %5.1f%%\n", s.mnemonic[i],
+                    (unsigned long long)s.count[i], 100.0 * (double)s.count[i] / (double)s.insns);
+    if (s.n_units) {
+        fprintf(f, "  unit busy cycles:\n");
+        for (size_t i = 0; i < s.n_units; i++)
+            fprintf(f, "    %-16s %12llu  %5.1f%%\n", s.unit[i], (unsigned long long)s.busy[i],
+                    s.cycles ? 100.0 * (double)s.busy[i] / (double)s.cycles : 0.0);
+    }
+    for (size_t i = 0; i < s.n_extra; i++)
+        fprintf(f, "  %-14s %llu\n", s.extra_name[i], (unsigned long long)s.extra[i]);
+    return NPK_OK;
+}
+
+static void json_key(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+npk_status npk_stats_json(npk_machine *m, FILE *f)
+{
+    npk_stats s;
+    npk_stats_get(m, &s);
+    fprintf(f, "{\"target\":");
+    json_key(f, m->target->name);
+    fprintf(f, ",\"config\":");
+    json_key(f, m->config);
+    fprintf(f, ",\"instructions\":%llu,\"cycles\":%llu,\"mnemonics\":{",
+            (unsigned long long)s.insns, (unsigned long long)s.cycles);
+    int first = 1;
+    for (size_t i = 0; i < s.n_mnemonics; i++) {
+        if (!s.count[i])
+            continue;
+        fprintf(f, "%s", first ? "" : ",");
+        json_key(f, s.mnemonic[i]);
+        fprintf(f, ":%llu", (unsigned long long)s.count[i]);
+        first = 0;
+    }
+    fprintf(f, "},\"unit_busy\":{");
+    for (size_t i = 0; i < s.n_units; i++) {
+        fprintf(f, "%s", i ? "," : "");
+        json_key(f, s.unit[i]);
+        fprintf(f, ":%llu", (unsigned long long)s.busy[i]);
+    }
+    fprintf(f, "},\"counters\":{");
+    for (size_t i = 0; i < s.n_extra; i++) {
+        fprintf(f, "%s", i ? "," : "");
+        json_key(f, s.extra_name[i]);
+        fprintf(f, ":%llu", (unsigned long long)s.extra[i]);
+    }
+    fprintf(f, "}}\n");
+    return NPK_OK;
+}

@@ -1,0 +1,37 @@
+/* The machine handle's layout, shared by the core's own files. Targets use target.h. */
+#ifndef NPK_CORE_MACHINE_H
+#define NPK_CORE_MACHINE_H
+
+#include "core/obs.h"
+#include "core/target.h"
+
+typedef struct npk_symbol_entry {
+    char *name;
+    uint64_t value;
+} npk_symbol_entry;
+
+struct npk_machine {
+    const npk_target *target;
+    void *state;
+    char error[1024];
+    char config[512];
+    FILE *out, *err;
+    npk_obs obs;
+    FILE *timeline_file;
+    npk_symbol_entry *syms;
+    size_t n_syms, cap_syms;
+    int loaded;
+};
+
+/* Create a machine for a target table directly (tests, and targets outside the registry);
+ * `settings` and `config` are comma-separated key=value lists. */
+npk_status npk_create_for(npk_machine **out, const npk_target *t, const char *settings,
+                          const char *config, char *err, size_t err_size);
+
+/* Registry (registry.c). */
+const npk_target *npk_target_find(const char *name);
+
+/* ELF32 loader (elf.c). */
+npk_status npk_elf_load(npk_machine *m, const uint8_t *bytes, size_t n, const char *name);
+
+#endif

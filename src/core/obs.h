@@ -1,0 +1,60 @@
+/* Observers: statistics, the per-instruction text trace and the Chrome trace-event timeline.
+ * Targets feed them retire events from their observed loop only; when npk_obs_active() is
+ * false the fast loop runs and none of this is touched. */
+#ifndef NPK_CORE_OBS_H
+#define NPK_CORE_OBS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "npukit/npukit.h"
+
+/* One retired instruction as the timing model saw it. */
+typedef struct npk_event {
+    uint64_t pc;
+    const uint8_t *word;     /* the instruction bytes (npk_insn_bytes long) */
+    unsigned mnemonic;       /* index into the target's mnemonic table */
+    unsigned unit;           /* index into the target's unit table */
+    uint64_t start, end;     /* issue cycle and completion cycle (end >= start) */
+} npk_event;
+
+typedef struct npk_timeline npk_timeline;
+
+typedef struct npk_obs {
+    int active;              /* any observer on: the target must use its observed loop */
+    int stats;               /* statistics collection on */
+    FILE *trace;             /* text trace sink or NULL */
+    npk_timeline *timeline;  /* timeline writer or NULL */
+    uint64_t insns;          /* retired while observed */
+    uint64_t cycles;         /* latest completion cycle seen */
+    uint64_t *count;         /* per mnemonic */
+    uint64_t *busy;          /* per unit */
+    uint64_t *extra;         /* target counters, bumped by the target directly */
+} npk_obs;
+
+static inline int npk_obs_active(const npk_obs *o)
+{
+    return o->active;
+}
+
+/* Report one retired instruction (observed loop only). */
+void npk_obs_retire(npk_machine *m, const npk_event *ev);
+/* Report activity that is not an instruction (a memory burst, a pipeline drain) on a unit's
+ * timeline track; statistics count it as busy time. */
+void npk_obs_span(npk_machine *m, unsigned unit, const char *name, uint64_t start,
+                  uint64_t end);
+
+/* Core-internal lifecycle (machine.c). */
+npk_status npk_obs_init(npk_obs *o, size_t n_mnemonics, size_t n_units, size_t n_extras);
+void npk_obs_free(npk_obs *o);
+void npk_obs_clear_counts(npk_obs *o, size_t n_mnemonics, size_t n_units, size_t n_extras);
+void npk_obs_update_active(npk_obs *o);
+
+npk_timeline *npk_timeline_create(FILE *f, const char *const *units, size_t n_units,
+                                  const char *target);
+void npk_timeline_event(npk_timeline *t, unsigned unit, const char *name, uint64_t start,
+                        uint64_t dur);
+/* Finish the JSON and close the file; returns 0 when everything was written. */
+int npk_timeline_finish(npk_timeline *t);
+
+#endif

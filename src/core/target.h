@@ -1,0 +1,109 @@
+/* The contract between the core and a target: the vtable a target registers, and the core
+ * services (errors, config, memories, symbols, observers) its code may call. Targets include
+ * this; public users never see it. */
+#ifndef NPK_CORE_TARGET_H
+#define NPK_CORE_TARGET_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "npukit/npukit.h"
+#include "core/config.h"
+#include "core/obs.h"
+
+/* A memory a target exposes for backdoor access. Reads/writes go through `data` when it is
+ * non-NULL, else through the target's space_read/space_write hooks. */
+typedef struct npk_memspace {
+    npk_space_info info;
+    uint8_t *data;
+} npk_memspace;
+
+typedef struct npk_target {
+    const char *name;
+    const char *summary;
+    const char *config_help;      /* keys, legal values, presets */
+    unsigned insn_bytes;          /* bytes per instruction word */
+    uint16_t elf_machine;         /* e_machine accepted by the ELF loader; 0 = no ELF */
+
+    /* Create target state from parsed configuration. Must reject unknown keys and bad values
+     * with npk_fail() naming the key, the value and the legal values. */
+    npk_status (*create)(npk_machine *m, const npk_config *cfg, void **state);
+    void (*destroy)(void *state);
+    npk_status (*reset)(npk_machine *m, void *state);
+
+    /* Loading. load_raw copies a program image; load_elf_segment copies one PT_LOAD segment
+     * (file bytes, then zero fill to memsz); set_entry sets the start pc. Any may be NULL. */
+    npk_status (*load_raw)(npk_machine *m, void *state, const uint8_t *bytes, size_t n,
+                           uint64_t addr);
+    npk_status (*load_elf_segment)(npk_machine *m, void *state, uint64_t addr,
+                                   const uint8_t *bytes, size_t filesz, uint64_t memsz);
+    npk_status (*set_entry)(npk_machine *m, void *state, uint64_t pc);
+    /* Assemble source into a program image (malloc'ed, freed by the caller) and add its
+     * symbols with npk_symbol_add. load_asm, when set, assembles and loads in one go (for
+     * programs that carry more than a word image); otherwise the core assembles and calls
+     * load_raw at address 0. */
+    npk_status (*assemble)(npk_machine *m, void *state, const char *source, const char *name,
+                           FILE *diag, uint8_t **image, size_t *size);
+    npk_status (*load_asm)(npk_machine *m, void *state, const char *source, const char *name,
+                           FILE *diag);
+
+    /* Run until stop or until max_insns (0 = unlimited) retire. The target picks its fast
+     * loop when npk_obs_active() is false. */
+    npk_status (*run)(npk_machine *m, void *state, uint64_t max_insns, npk_stop *stop);
+
+    npk_status (*disasm)(npk_machine *m, void *state, const uint8_t *bytes, uint64_t pc,
+                         char *out, size_t n);
+
+    /* Backdoor access: spaces and scalar registers. */
+    size_t (*spaces)(void *state, npk_memspace **list);
+    npk_status (*space_read)(npk_machine *m, void *state, size_t space, uint64_t addr,
+                             void *buf, size_t n);
+    npk_status (*space_write)(npk_machine *m, void *state, size_t space, uint64_t addr,
+                              const void *buf, size_t n);
+    size_t (*regs)(void *state, const npk_reg_info **list);
+    npk_status (*reg_read)(npk_machine *m, void *state, size_t reg, uint64_t *value);
+    npk_status (*reg_write)(npk_machine *m, void *state, size_t reg, uint64_t value);
+
+    /* Statistics names: mnemonics (index = the id used in retire events), units, extras. */
+    const char *const *mnemonics;
+    size_t n_mnemonics;
+    const char *const *units;
+    size_t n_units;
+    const char *const *extras;
+    size_t n_extras;
+} npk_target;
+
+/* Record an error on the machine (message printf-style) and return `s`. */
+npk_status npk_fail(npk_machine *m, npk_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Record the effective configuration shown by npk_config_string (printf-style). */
+void npk_config_describe(npk_machine *m, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Guest output streams chosen with npk_set_output. */
+FILE *npk_guest_out(npk_machine *m);
+FILE *npk_guest_err(npk_machine *m);
+
+/* Symbols of the loaded program. */
+npk_status npk_symbol_add(npk_machine *m, const char *name, uint64_t value);
+void npk_symbols_clear(npk_machine *m);
+
+/* Observers of this machine (NULL-free; check npk_obs_active before using). */
+npk_obs *npk_observers(npk_machine *m);
+
+/* Fill a stop record. */
+void npk_stop_set(npk_stop *s, npk_stop_reason r, uint64_t pc, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+#endif

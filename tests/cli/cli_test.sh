@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# End-to-end checks of the npukit command line: each subcommand's help, exit codes from
+# --help, diagnostics with file:line:col, round trips, statistics/timeline files.
+# usage: cli_test.sh NPUKIT JSON_CHECK SOURCE_DIR
+set -u
+NPK=$1 JSON=$2 SRC=$3
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+
+ok()   { pass=$((pass + 1)); }
+bad()  { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+# expect STATUS PATTERN -- command...: run, check the exit status and that PATTERN (fixed
+# string; empty = skip) appears in stdout+stderr.
+expect() {
+  local want=$1 pat=$2; shift 3
+  "$@" >"$T/out" 2>&1
+  local got=$?
+  if [ "$got" != "$want" ]; then bad "$* -> exit $got, want $want"; sed 's/^/    /' "$T/out" | head -20 >&2; return; fi
+  if [ -n "$pat" ] && ! grep -qF -- "$pat" "$T/out"; then
+    bad "$* -> output lacks '$pat'"; sed 's/^/    /' "$T/out" | head -20 >&2; return
+  fi
+  ok
+}
+
+# --- help and usage ---
+expect 0 "usage: npukit <command>" -- "$NPK" --help
+expect 0 "125 the run could not start" -- "$NPK" --help
+expect 2 "" -- "$NPK"
+expect 2 "unknown command 'frob'" -- "$NPK" frob
+expect 0 "npukit 0." -- "$NPK" --version
+for c in asm disasm run info demo; do
+  expect 0 "usage: npukit $c" -- "$NPK" $c --help
+  expect 0 "exit status" -- "$NPK" $c --help
+  expect 0 "usage: npukit $c" -- "$NPK" help $c
+done
+expect 2 "unknown option '--frob'" -- "$NPK" asm --frob
+expect 2 "no source file" -- "$NPK" asm -t toy
+expect 2 "option --target needs a value" -- "$NPK" asm x.s --target
+
+# --- info ---
+expect 0 "toy" -- "$NPK" info
+expect 0 "mem=SIZE" -- "$NPK" info -t toy
+expect 0 "effective configuration: mem=1024" -- "$NPK" info -t toy:mem=1K
+expect 2 "unknown target 'nosuch'" -- "$NPK" info -t nosuch
+expect 1 "mem=5 is out of range" -- "$NPK" info -t toy --config mem=5
+
+# --- asm / disasm round trip ---
+cp "$SRC/examples/toy/demo.s" "$T/demo.s"
+expect 0 "" -- "$NPK" asm -t toy "$T/demo.s"
+[ -s "$T/demo.bin" ] && ok || bad "asm wrote no demo.bin"
+expect 0 "" -- "$NPK" disasm -t toy -s "$T/demo.bin" -o "$T/round.s"
+expect 0 "" -- "$NPK" asm -t toy "$T/round.s" -o "$T/round.bin"
+cmp -s "$T/demo.bin" "$T/round.bin" && ok || bad "disassembly does not reassemble to the same image"
+expect 0 "" -- "$NPK" asm -t toy -f hex "$T/demo.s" -o "$T/demo.hex"
+[ "$(head -1 "$T/demo.hex")" = "10000000" ] && ok || bad "hex listing: first word $(head -1 "$T/demo.hex"), want 10000000 (li r0, 0)"
+expect 0 "       0:  10000000  li r0, 0" -- "$NPK" disasm -t toy "$T/demo.bin"
+printf 'abcdef' >"$T/odd.bin"
+expect 1 "not a whole number of 4-byte words" -- "$NPK" disasm -t toy "$T/odd.bin"
+expect 1 "cannot open" -- "$NPK" disasm -t toy "$T/missing.bin"
+
+# malformed source: file:line:col errors, exit 1, no crash
+printf 'li r1, 5\n  add r1, r2\nfrob r1\n  li r9, 1\n' >"$T/bad.s"
+expect 1 "bad.s:2:" -- "$NPK" asm -t toy "$T/bad.s"
+expect 1 "bad.s:3:1: error:" -- "$NPK" asm -t toy "$T/bad.s"
+expect 1 "bad.s:4:" -- "$NPK" asm -t toy "$T/bad.s"
+head -c 3000 /dev/urandom | tr -d '\000' >"$T/noise.s"
+"$NPK" asm -t toy "$T/noise.s" -o "$T/noise.bin" >/dev/null 2>&1; s=$?
+[ "$s" = 1 ] || [ "$s" = 0 ] && ok || bad "asm of random bytes exited $s"
+expect 2 "no target: give -t/--target" -- "$NPK" asm "$T/demo.s"
+printf '.target toy\nhalt\n' >"$T/tgt.s"
+expect 0 "" -- "$NPK" run "$T/tgt.s"
+
+# --- run: exit codes ---
+expect 0 "5133" -- "$NPK" run -t toy:mem=256K "$T/demo.s"
+expect 0 "5133" -- "$NPK" run -t toy --config mem=256K "$T/demo.bin"
+printf 'li r1, 42\nexit r1\n' >"$T/exit42.s"
+expect 42 "" -- "$NPK" run -t toy "$T/exit42.s"
+printf 'loop: jmp loop\n' >"$T/loop.s"
+expect 124 "stopped after --max-insns=1000 instructions" -- "$NPK" run -t toy --max-insns 1000 "$T/loop.s"
+printf 'li r1, 1\n.word 0xfc000000\n' >"$T/illegal.s"
+expect 126 "npukit: illegal instruction at pc 0x00000004, word 0xfc000000" -- "$NPK" run -t toy "$T/illegal.s"
+printf 'li r1, 100\nld r2, 0(r1)\n' >"$T/badaddr.s"
+expect 126 "load from bad address 0x00000064" -- "$NPK" run -t toy:mem=64 "$T/badaddr.s"
+expect 125 "unknown option '--frob'" -- "$NPK" run --frob "$T/exit42.s"
+expect 125 "cannot open" -- "$NPK" run -t toy "$T/missing.s"
+expect 125 "mem=3 is out of range" -- "$NPK" run -t toy:mem=3 "$T/exit42.s"
+expect 125 "bad.s:3:1: error:" -- "$NPK" run -t toy "$T/bad.s"
+expect 125 "ELF files are not supported" -- "$NPK" run -t toy /bin/true
+expect 125 "no target" -- "$NPK" run "$T/exit42.s"
+expect 125 "expected SPACE:ADDR:FILE" -- "$NPK" run -t toy --load mem "$T/exit42.s"
+
+# --- backdoor options, stats, trace, timeline ---
+printf 'ld r1, 0x100(r0)\nexit r1\n' >"$T/ldexit.s"
+printf '\x07\x00\x00\x00' >"$T/seven.bin"
+expect 7 "" -- "$NPK" run -t toy --load mem:0x100:"$T/seven.bin" "$T/ldexit.s"
+expect 7 "mem:00000100: 07 00 00 00" -- "$NPK" run -t toy --load mem:0x100:"$T/seven.bin" --dump mem:0x100:4 "$T/ldexit.s"
+expect 7 "r1     0x00000007" -- "$NPK" run -t toy --load mem:0x100:"$T/seven.bin" --regs "$T/ldexit.s"
+expect 125 "outside mem" -- "$NPK" run -t toy:mem=64 --load mem:0x100:"$T/seven.bin" "$T/ldexit.s"
+expect 42 "instructions  2" -- "$NPK" run -t toy --stats "$T/exit42.s"
+"$NPK" run -t toy --stats=json --stats-output "$T/stats.json" "$T/exit42.s" >/dev/null 2>&1
+"$JSON" "$T/stats.json" && ok || bad "--stats=json output is not valid JSON"
+grep -qF '"instructions":2' "$T/stats.json" && ok || bad "stats.json lacks the instruction count"
+expect 42 "00000004:  08100000  exit r1" -- "$NPK" run -t toy --trace "$T/exit42.s"
+"$NPK" run -t toy:mem=256K --timeline "$T/tl.json" "$T/demo.s" >/dev/null 2>&1
+"$JSON" "$T/tl.json" && ok || bad "timeline is not valid JSON"
+for u in ctl alu mul fpu lsu; do
+  grep -qF "\"thread_name\",\"args\":{\"name\":\"$u\"}" "$T/tl.json" && ok || bad "timeline lacks track $u"
+done
+
+# --- demo ---
+expect 0 "output as expected" -- "$NPK" demo
+expect 0 "host speed" -- "$NPK" demo toy
+expect 2 "no demo for 'nosuch'" -- "$NPK" demo nosuch
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

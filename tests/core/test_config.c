@@ -1,0 +1,57 @@
+/* Configuration strings: parsing, overrides, typed lookups, and the messages of rejections. */
+#include "core/config.h"
+#include "core/machine.h"
+#include "test.h"
+
+int main(void)
+{
+    npk_config c;
+    char err[256] = "";
+    NPK_CHECK(npk_config_parse(&c, "K=8, L=32,top", "k=16", err, sizeof err) == NPK_OK);
+    NPK_CHECK_EQ_U64(c.n, 3);
+    NPK_CHECK_EQ_STR(npk_config_take(&c, "K"), "16"); /* later list overrides, keys fold case */
+    NPK_CHECK_EQ_STR(npk_config_take(&c, "preset"), "top");
+    NPK_CHECK(npk_config_take(&c, "missing") == NULL);
+    npk_config_free(&c);
+
+    NPK_CHECK(npk_config_parse(&c, "K=", NULL, err, sizeof err) == NPK_ERR_ARG);
+    NPK_CHECK_CONTAINS(err, "expected key=value");
+    NPK_CHECK(npk_config_parse(&c, "", NULL, err, sizeof err) == NPK_OK && c.n == 0);
+    npk_config_free(&c);
+
+    uint64_t v;
+    NPK_CHECK(npk_parse_u64("64K", &v) == 0 && v == 65536);
+    NPK_CHECK(npk_parse_u64("4MiB", &v) == 0 && v == 4u << 20);
+    NPK_CHECK(npk_parse_u64("0x10", &v) == 0 && v == 16);
+    NPK_CHECK(npk_parse_u64("0b101", &v) == 0 && v == 5);
+    NPK_CHECK(npk_parse_u64("18446744073709551615", &v) == 0 && v == UINT64_MAX);
+    NPK_CHECK(npk_parse_u64("18446744073709551616", &v) != 0); /* 2^64 overflows */
+    NPK_CHECK(npk_parse_u64("12x", &v) != 0);
+    NPK_CHECK(npk_parse_u64("", &v) != 0);
+    NPK_CHECK(npk_parse_u64("0x", &v) != 0);
+    NPK_CHECK(npk_parse_u64("17179869184G", &v) != 0); /* 2^34 * 2^30 overflows */
+
+    /* Through a real target: each rejection names key, value and what is legal. */
+    npk_machine *m;
+    NPK_CHECK(npk_create(&m, "toy:mem=8", NULL, err, sizeof err) == NPK_ERR_ARG && !m);
+    NPK_CHECK_CONTAINS(err, "mem=8 is out of range (legal: 16 .. 16777216)");
+    NPK_CHECK(npk_create(&m, "toy", "mem=18", err, sizeof err) == NPK_ERR_ARG);
+    NPK_CHECK_CONTAINS(err, "not a multiple of 4");
+    NPK_CHECK(npk_create(&m, "toy:speed=9", NULL, err, sizeof err) == NPK_ERR_ARG);
+    NPK_CHECK_CONTAINS(err, "unknown setting 'speed'");
+    NPK_CHECK(npk_create(&m, "toy:turbo", NULL, err, sizeof err) == NPK_ERR_ARG);
+    NPK_CHECK_CONTAINS(err, "unknown preset or setting 'turbo'");
+    NPK_CHECK(npk_create(&m, "toy:mem=lots", NULL, err, sizeof err) == NPK_ERR_ARG);
+    NPK_CHECK_CONTAINS(err, "mem=lots is not a number");
+    NPK_CHECK(npk_create(&m, "nosuch:K=8", NULL, err, sizeof err) == NPK_ERR_ARG);
+    NPK_CHECK_CONTAINS(err, "unknown target 'nosuch' (known: toy");
+    NPK_CHECK(npk_create(&m, "", NULL, err, sizeof err) == NPK_ERR_ARG);
+
+    NPK_CHECK(npk_create(&m, "TOY:mem=1K", NULL, err, sizeof err) == NPK_OK && m);
+    if (m) {
+        NPK_CHECK_EQ_STR(npk_config_string(m), "mem=1024");
+        NPK_CHECK_EQ_STR(npk_target_of(m), "toy");
+        npk_destroy(m);
+    }
+    return npk_test_done();
+}
