@@ -48,9 +48,8 @@ static inline const toy_decoded *fetch(toy_state *s)
     uint32_t i = s->pc >> 2;
     if (!s->dvalid[i]) {
         uint32_t w;
-        const char *why;
         memcpy(&w, s->mem + s->pc, 4);
-        toy_decode(w, &s->dcache[i], &why);
+        toy_decode(w, &s->dcache[i], NULL, 0);
         s->dvalid[i] = 1;
     }
     return &s->dcache[i];

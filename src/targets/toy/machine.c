@@ -6,16 +6,6 @@
 #include "targets/toy/asm.h"
 #include "targets/toy/toy.h"
 
-static const char *const mnemonics[TOY_N_OPS] = {
-#define TOY_INSN(id, mnemonic, opcode, operands, options, unit, summary) mnemonic,
-#include "targets/toy/isa.def"
-};
-
-static const char *const units[TOY_N_UNITS] = {
-#define TOY_UNIT(id, name, latency) name,
-#include "targets/toy/isa.def"
-};
-
 static const char *const extras[TOY_N_EXTRAS] = {"loads", "stores", "taken_branches",
                                                  "stall_cycles"};
 
@@ -177,9 +167,9 @@ const npk_target npk_target_toy = {
     .regs = toy_regs,
     .reg_read = toy_reg_read,
     .reg_write = toy_reg_write,
-    .mnemonics = mnemonics,
+    .mnemonics = toy_mnemonics,
     .n_mnemonics = TOY_N_OPS,
-    .units = units,
+    .units = toy_unit_names,
     .n_units = TOY_N_UNITS,
     .extras = extras,
     .n_extras = TOY_N_EXTRAS,

@@ -20,6 +20,18 @@ typedef enum toy_op {
     TOY_N_OPS
 } toy_op;
 
+typedef enum toy_operand_id {
+#define TOY_OPERAND(name, kind, field, field2) TOY_O_##name,
+#include "targets/toy/isa.def"
+    TOY_N_OPERANDS
+} toy_operand_id;
+
+typedef enum toy_option_id {
+#define TOY_OPTION(name, field) TOY_OPT_##name,
+#include "targets/toy/isa.def"
+    TOY_N_OPTIONS
+} toy_option_id;
+
 typedef enum toy_unit {
 #define TOY_UNIT(id, name, latency) TOY_U_##id,
 #include "targets/toy/isa.def"
@@ -28,6 +40,27 @@ typedef enum toy_unit {
 
 /* Target counters reported with --stats (extras). */
 typedef enum toy_extra { TOY_X_LOADS, TOY_X_STORES, TOY_X_TAKEN, TOY_X_STALLS, TOY_N_EXTRAS } toy_extra;
+
+/* Operand kinds of isa.def. */
+typedef enum toy_kind { TOY_K_REG, TOY_K_SIMM, TOY_K_UIMM, TOY_K_MEM, TOY_K_PCREL } toy_kind;
+
+/* The tables of isa.def as data (isa.c); decoder, assembler, disassembler and statistics all
+ * read these. */
+typedef struct toy_field_info {
+    const char *name;
+    unsigned lsb, width;
+} toy_field_info;
+
+typedef struct toy_operand_info {
+    const char *name;
+    toy_kind kind;
+    toy_field field, field2;
+} toy_operand_info;
+
+typedef struct toy_option_info {
+    const char *name;
+    toy_field field;
+} toy_option_info;
 
 typedef struct toy_insn_info {
     const char *mnemonic;
@@ -38,15 +71,42 @@ typedef struct toy_insn_info {
     const char *summary;
 } toy_insn_info;
 
+extern const toy_field_info toy_fields[TOY_N_FIELDS];
+extern const toy_operand_info toy_operands[TOY_N_OPERANDS];
+extern const toy_option_info toy_options[TOY_N_OPTIONS + 1];   /* + sentinel */
 extern const toy_insn_info toy_insns[TOY_N_OPS];
-extern const unsigned toy_field_lsb[TOY_N_FIELDS], toy_field_width[TOY_N_FIELDS];
+extern const char *const toy_mnemonics[TOY_N_OPS];
+extern const char *const toy_unit_names[TOY_N_UNITS];
 extern const unsigned toy_unit_latency[TOY_N_UNITS];
+
+/* Bits of a field in the word (0 for TOY_F_NONE). */
+static inline uint32_t toy_field_mask(toy_field f)
+{
+    if (f >= TOY_N_FIELDS)
+        return 0;
+    return (uint32_t)((((uint64_t)1 << toy_fields[f].width) - 1) << toy_fields[f].lsb);
+}
 
 static inline uint32_t toy_get(uint32_t w, toy_field f)
 {
-    return (w >> toy_field_lsb[f]) & ((1u << toy_field_width[f]) - 1u);
+    return (w & toy_field_mask(f)) >> toy_fields[f].lsb;
 }
 
+static inline int32_t toy_get_s(uint32_t w, toy_field f)
+{
+    uint32_t v = toy_get(w, f), width = toy_fields[f].width;
+    return (int32_t)(v ^ (1u << (width - 1))) - (int32_t)(1u << (width - 1));
+}
+
+#define TOY_MAX_OPERANDS 8
+
+/* Operand ids of an isa.def operand list ("rd,rs1,imm"); returns the count, -1 if a name is
+ * unknown. */
+int toy_operand_list(const char *list, toy_operand_id *out);
+/* Option bits (1 << toy_option_id) of an isa.def option list; -1 if a name is unknown. */
+int toy_option_mask(const char *list, uint32_t *mask);
+
+/* What a decoded instruction reads and writes, from its operand list. */
 enum { TOY_READS_RS1 = 1, TOY_READS_RS2 = 2, TOY_WRITES_RD = 4 };
 
 /* A word decoded once and cached. */
@@ -57,8 +117,9 @@ typedef struct toy_decoded {
     int32_t imm;      /* sign-extended where the operand kind is signed */
 } toy_decoded;
 
-/* Decode `w`; returns 0 and fills *d for a legal word, else -1 with *why set. */
-int toy_decode(uint32_t w, toy_decoded *d, const char **why);
+/* Decode `w`; returns 0 and fills *d for a legal word. For an illegal word returns -1 and
+ * writes the reason to why (if non-NULL). The one place toy's legality rule lives. */
+int toy_decode(uint32_t w, toy_decoded *d, char *why, size_t why_size);
 
 typedef struct toy_state {
     uint32_t r[8];

@@ -1,0 +1,168 @@
+/* Diagnostics (file:line:col, the source line, a caret), growable text buffers and
+ * allocation with out-of-memory tracking. Diagnostics of a pass are collected and only the
+ * last pass's are shown. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm/internal.h"
+
+void npk_sbuf_add(npk_sbuf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            b->oom = true;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    if (n)
+        memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+void npk_sbuf_vprintf(npk_sbuf *b, const char *fmt, va_list ap)
+{
+    char tmp[512];
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap2);
+    va_end(ap2);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof tmp) {
+        npk_sbuf_add(b, tmp, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        b->oom = true;
+        return;
+    }
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    npk_sbuf_add(b, big, (size_t)n);
+    free(big);
+}
+
+void npk_sbuf_printf(npk_sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    npk_sbuf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void npk_sbuf_free(npk_sbuf *b)
+{
+    free(b->s);
+    b->s = NULL;
+    b->len = b->cap = 0;
+    b->oom = false;
+}
+
+void *asm_alloc(npk_asm *a, size_t n)
+{
+    void *p = calloc(1, n ? n : 1);
+    if (!p) {
+        a->oom = true;
+        a->stopped = true;
+    }
+    return p;
+}
+
+void *asm_realloc(npk_asm *a, void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) {
+        a->oom = true;
+        a->stopped = true;
+    }
+    return q;
+}
+
+char *asm_strndup(npk_asm *a, const char *s, size_t n)
+{
+    char *p = asm_alloc(a, n + 1);
+    if (p && n)
+        memcpy(p, s, n);
+    return p;
+}
+
+static void report(npk_asm *a, const char *kind, const char *at, size_t len, const char *fmt,
+                   va_list ap)
+{
+    npk_sbuf *b = &a->diag;
+    asm_frame *f = a->frame;
+    /* the message, with control characters (from malformed input) shown as '?' */
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    for (char *p = msg; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    if (!f) {
+        npk_sbuf_printf(b, "%s: %s: %s\n", a->main_name, kind, msg);
+        return;
+    }
+    for (asm_frame *p = f->parent; p; p = p->parent)
+        npk_sbuf_printf(b, "In file included from %s:%u:\n", a->files[p->file].path, p->line);
+    if (!at || at < f->line_start || at > f->line_end)
+        at = f->stmt_start;
+    size_t col = (size_t)(at - f->line_start) + 1;
+    npk_sbuf_printf(b, "%s:%u:%zu: %s: %s\n", a->files[f->file].path, f->line, col, kind, msg);
+    /* the line, control characters shown as '?', then the caret */
+    for (const char *p = f->line_start; p < f->line_end; p++) {
+        char ch = (*p == '\t' || (unsigned char)*p >= 0x20) && *p != 0x7f ? *p : '?';
+        npk_sbuf_add(b, &ch, 1);
+    }
+    npk_sbuf_add(b, "\n", 1);
+    for (const char *p = f->line_start; p < at; p++)
+        npk_sbuf_add(b, *p == '\t' ? "\t" : " ", 1);
+    npk_sbuf_add(b, "^", 1);
+    size_t room = (size_t)(f->line_end - at);
+    for (size_t i = 1; i < len && i < room; i++)
+        npk_sbuf_add(b, "~", 1);
+    npk_sbuf_add(b, "\n", 1);
+}
+
+int npk_asm_error(npk_asm *a, const char *at, size_t len, const char *fmt, ...)
+{
+    /* Past the limit errors are still counted but no longer shown. Assembly goes on to the
+     * end of the input, because a pass must define every symbol for the next one. */
+    unsigned max = a->opts.max_errors ? a->opts.max_errors : 50;
+    a->errors++;
+    if (a->errors > max)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    report(a, "error", at, len, fmt, ap);
+    va_end(ap);
+    if (a->errors == max)
+        npk_sbuf_printf(&a->diag, "%s: error: too many errors (%u), not showing more\n",
+                        a->main_name, max);
+    return -1;
+}
+
+void npk_asm_warning(npk_asm *a, const char *at, size_t len, const char *fmt, ...)
+{
+    unsigned max = a->opts.max_errors ? a->opts.max_errors : 50;
+    a->warnings++;
+    if (a->errors >= max || a->warnings > 1000)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    report(a, "warning", at, len, fmt, ap);
+    va_end(ap);
+}
+
+unsigned npk_asm_errors(const npk_asm *a)
+{
+    return a->errors;
+}
