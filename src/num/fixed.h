@@ -1,0 +1,49 @@
+/* Integer and fixed-point helpers: a right shift with a chosen rounding, saturation and
+ * wrapping to W bits, and Q8.8 (int16) / Q16.16 (int32) arithmetic. Everything is exact
+ * integer arithmetic on int64; nothing here depends on host floating point. */
+#ifndef NPK_NUM_FIXED_H
+#define NPK_NUM_FIXED_H
+
+#include <stdint.h>
+
+/* How a right shift (a division by 2^sh) rounds. */
+typedef enum npk_qround {
+    NPK_QR_FLOOR = 0,     /* toward -inf: an arithmetic shift (rvnpu qmul, vmul) */
+    NPK_QR_HALF_UP = 1,   /* nearest, ties toward +inf: floor(v/2^sh + 1/2) (tinytpu mul) */
+    NPK_QR_HALF_EVEN = 2, /* nearest, ties to even */
+    NPK_QR_TRUNC = 3,     /* toward zero */
+    NPK_QR_HALF_AWAY = 4, /* nearest, ties away from zero */
+    NPK_QR_CEIL = 5       /* toward +inf */
+} npk_qround;
+
+/* v / 2^sh rounded by mode; sh is 0..63 (larger values are treated as 63). Never overflows. */
+int64_t npk_shr_round(int64_t v, unsigned sh, npk_qround mode);
+/* v clamped to the signed `bits`-bit range (bits 1..64): the spec's sat_W. */
+int64_t npk_sat_int(int64_t v, unsigned bits);
+/* v reduced modulo 2^bits and sign-extended (bits 1..64): the spec's wrap_W. */
+int64_t npk_wrap_int(int64_t v, unsigned bits);
+/* v clamped to 0 .. 2^bits - 1 (bits 1..63). */
+uint64_t npk_sat_uint(int64_t v, unsigned bits);
+
+/* Q8.8 in int16: value = v / 256. mul rounds the exact product by `mode`, then saturates;
+ * add and sub saturate (tinytpu §A3 uses NPK_QR_HALF_UP). */
+int16_t npk_q88_mul(int16_t a, int16_t b, npk_qround mode);
+int16_t npk_q88_add(int16_t a, int16_t b);
+int16_t npk_q88_sub(int16_t a, int16_t b);
+/* Q16.16 in int32: value = v / 65536, same rules. */
+int32_t npk_q1616_mul(int32_t a, int32_t b, npk_qround mode);
+int32_t npk_q1616_add(int32_t a, int32_t b);
+int32_t npk_q1616_sub(int32_t a, int32_t b);
+
+/* Host double -> fixed point with `frac` fraction bits in a `width`-bit signed integer
+ * (width 1..64, frac 0..1000): x * 2^frac rounded by mode, then saturated; NaN gives 0.
+ * Works on the double's bits, so it is exact whatever the host rounding mode. */
+int64_t npk_fixed_from_double(double x, unsigned frac, unsigned width, npk_qround mode);
+/* Q-format literals: round half to even, then saturate (tinytpu §A3 host conversion). */
+int16_t npk_q88_from_double(double x);
+int32_t npk_q1616_from_double(double x);
+/* Exact. */
+double npk_q88_to_double(int16_t v);
+double npk_q1616_to_double(int32_t v);
+
+#endif

@@ -1,0 +1,34 @@
+/* An exact accumulator for sums of binary32 values and of exact products of two binary32
+ * values, rounded once at the end: pccx's ExactSum (§3.3). The result does not depend on the
+ * order of the terms. The accumulator is a 640-bit two's complement fixed-point number. */
+#ifndef NPK_NUM_XSUM_H
+#define NPK_NUM_XSUM_H
+
+#include <stdint.h>
+
+#include "num/fenv.h"
+
+#define NPK_XSUM_LIMBS 10
+
+typedef struct npk_xsum {
+    uint64_t limb[NPK_XSUM_LIMBS]; /* bit i weighs 2^(i - 300), little-endian limbs */
+    unsigned nan;                  /* a NaN term was added (or inf * 0) */
+    unsigned invalid;              /* a signalling NaN or inf * 0 was seen: NV at the end */
+    unsigned pinf, ninf;           /* +inf / -inf terms were added */
+    unsigned all_negzero;          /* every term so far was -0 (true when empty) */
+    unsigned all_poszero;          /* every term so far was +0 (true when empty) */
+    uint64_t count;                /* number of terms; at most 2^64 - 1 */
+} npk_xsum;
+
+void npk_xsum_init(npk_xsum *s);
+/* Add the binary32 value x. */
+void npk_xsum_add_f32(npk_xsum *s, uint32_t x);
+/* Add the exact product a*b (a zero product has sign(a) XOR sign(b); inf * 0 is a NaN). */
+void npk_xsum_add_f32_mul(npk_xsum *s, uint32_t a, uint32_t b);
+/* Round the sum to binary32 with e->rm: NaN (canonical or e->dnan) if any term was NaN or
+ * both infinities were added (NV for inf - inf, inf * 0 and signalling NaNs); else the
+ * infinity; else the exact sum rounded once. An exact zero sum is -0 when every term was -0,
+ * +0 otherwise (RDN: -0 unless every term was +0, as IEEE 754 addition). */
+uint32_t npk_xsum_to_f32(const npk_xsum *s, npk_fenv *e);
+
+#endif
