@@ -91,6 +91,8 @@ npk_status npk_load_asm(npk_machine *m, const char *source, const char *name, FI
 npk_status npk_assemble(npk_machine *m, const char *source, const char *name, FILE *diag,
                         uint8_t **image, size_t *size);
 void npk_free(void *p);
+/* Name of an ELF e_machine value ("RISC-V", "x86-64", ..., "unknown"). */
+const char *npk_elf_machine_name(unsigned e_machine);
 /* Load a file, choosing by content: ELF magic -> ELF; a text file -> assembly; else raw. */
 npk_status npk_load_file(npk_machine *m, const char *path, FILE *diag);
 

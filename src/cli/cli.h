@@ -55,6 +55,10 @@ int npk_read_file(const char *path, uint8_t **data, size_t *size);
  * assembly source. Returns NULL when it cannot tell. */
 const char *npk_guess_target(const uint8_t *data, size_t size);
 
+/* When `data` is an ELF file no target was found for, describe it ("FILE: ELF for machine
+ * 62 (x86-64); ", or "FILE: truncated ELF ..."), else leave `out` empty. */
+void npk_describe_elf(const uint8_t *data, size_t size, const char *path, char *out, size_t n);
+
 /* Create the machine for -t/--config, printing the error on failure. */
 npk_machine *npk_cli_machine(const char *prog, const char *target, const char *config);
 

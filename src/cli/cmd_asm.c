@@ -11,8 +11,8 @@ static void help(void)
            "Assemble SOURCE (use - for standard input) and write the program image.\n"
            "\n"
            "options:\n"
-           "  -t, --target NAME[:CONFIG]  target (may be omitted if SOURCE starts with\n"
-           "                              a '.target NAME' line)\n"
+           "  -t, --target NAME[:CONFIG]  target (may be omitted if a line near the top of\n"
+           "                              SOURCE is '.target NAME')\n"
            "      --config KEY=VAL,...    target settings; some targets' register ranges\n"
            "                              depend on them (see 'npukit info -t NAME')\n"
            "  -o, --output FILE           output file (default: SOURCE with .bin, or .hex\n"
@@ -23,7 +23,8 @@ static void help(void)
            "\n"
            "Errors are reported as FILE:LINE:COL: error: MESSAGE with the line and a caret.\n"
            "\n"
-           "exit status: 0 success, 1 assembly errors or unreadable input, 2 usage error\n");
+           "exit status: 0 success, 1 assembly errors or unreadable input, 2 usage error\n"
+           "(including an unknown target or a bad configuration)\n");
 }
 
 enum { O_TARGET = 1, O_CONFIG, O_OUTPUT, O_FORMAT, O_HELP };

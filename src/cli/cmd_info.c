@@ -17,7 +17,7 @@ static void help(void)
            "      --config KEY=VAL,...    settings to apply first\n"
            "  -h, --help                  this help\n"
            "\n"
-           "exit status: 0 success, 1 bad configuration, 2 usage error\n");
+           "exit status: 0 success, 2 usage error (unknown target, bad configuration)\n");
 }
 
 enum { O_TARGET = 1, O_CONFIG, O_HELP };
@@ -59,7 +59,7 @@ int npk_cmd_info(int argc, char **argv)
     npk_status st = npk_create(&m, target, config, err, sizeof err);
     if (st != NPK_OK) {
         fprintf(stderr, "%s: %s\n", prog, err);
-        return strchr(target, ':') || config ? NPK_EXIT_INPUT : NPK_EXIT_USAGE;
+        return NPK_EXIT_USAGE;
     }
     const char *name = npk_target_of(m);
     for (size_t i = 0; i < npk_target_count(); i++)

@@ -18,7 +18,8 @@ static void help(void)
            "\n"
            "options:\n"
            "  -t, --target NAME[:CONFIG]  target (may be omitted for an ELF whose machine\n"
-           "                              names it, or a source starting with '.target NAME')\n"
+           "                              names it, or a source with a '.target NAME' line\n"
+           "                              near the top)\n"
            "      --config KEY=VAL,...    target settings (see 'npukit info -t NAME')\n"
            "      --max-insns N           stop with status 124 after N instructions\n"
            "                              (0 or absent: no limit)\n"
@@ -272,11 +273,14 @@ int npk_cmd_run(int argc, char **argv)
     if (npk_read_file(o.program, &data, &size) != 0)
         return NPK_EXIT_NOSTART;
     const char *target = o.target ? o.target : npk_guess_target(data, size);
+    char why[160] = "";
+    if (!target)
+        npk_describe_elf(data, size, o.program, why, sizeof why);
     free(data);
     if (!target) {
         char list[256];
         npk_target_list(list, sizeof list);
-        fprintf(stderr, "npukit run: no target: give -t/--target (known: %s)\n", list);
+        fprintf(stderr, "npukit run: %sno target: give -t/--target (known: %s)\n", why, list);
         return NPK_EXIT_NOSTART;
     }
     npk_machine *m = npk_cli_machine("npukit run", target, o.config);

@@ -162,6 +162,20 @@ const char *npk_guess_target(const uint8_t *data, size_t size)
     return NULL;
 }
 
+void npk_describe_elf(const uint8_t *data, size_t size, const char *path, char *out, size_t n)
+{
+    out[0] = '\0';
+    if (size < 4 || memcmp(data, "\x7f" "ELF", 4) != 0)
+        return;
+    if (size < 20) {
+        snprintf(out, n, "%s: truncated ELF (%zu bytes); ", path, size);
+        return;
+    }
+    unsigned em = (unsigned)data[18] | (unsigned)data[19] << 8;
+    snprintf(out, n, "%s: ELF for machine %u (%s), which no npukit target runs; ", path, em,
+             npk_elf_machine_name(em));
+}
+
 npk_machine *npk_cli_machine(const char *prog, const char *target, const char *config)
 {
     npk_machine *m;

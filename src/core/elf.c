@@ -19,7 +19,7 @@ static uint32_t rd32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static const char *machine_name(unsigned em)
+const char *npk_elf_machine_name(unsigned em)
 {
     switch (em) {
     case 3: return "Intel 80386";
@@ -104,8 +104,8 @@ npk_status npk_elf_load(npk_machine *m, const uint8_t *b, size_t n, const char *
     if (em != t->elf_machine)
         return npk_fail(m, NPK_ERR_FORMAT,
                         "%s: ELF machine %u (%s) does not match target %s (expects %u, %s)",
-                        name, em, machine_name(em), t->name, t->elf_machine,
-                        machine_name(t->elf_machine));
+                        name, em, npk_elf_machine_name(em), t->name, t->elf_machine,
+                        npk_elf_machine_name(t->elf_machine));
     if (type != ET_EXEC)
         return npk_fail(m, NPK_ERR_FORMAT, "%s: ELF type %u is not an executable (ET_EXEC)",
                         name, type);

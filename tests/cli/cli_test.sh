@@ -44,7 +44,9 @@ expect 0 "toy" -- "$NPK" info
 expect 0 "mem=SIZE" -- "$NPK" info -t toy
 expect 0 "effective configuration: mem=1024" -- "$NPK" info -t toy:mem=1K
 expect 2 "unknown target 'nosuch'" -- "$NPK" info -t nosuch
-expect 1 "mem=5 is out of range" -- "$NPK" info -t toy --config mem=5
+expect 2 "mem=5 is out of range" -- "$NPK" info -t toy --config mem=5
+printf "halt\n" >"$T/x.s"
+expect 2 "mem=5 is out of range" -- "$NPK" asm -t toy:mem=5 "$T/x.s"
 
 # --- asm / disasm round trip ---
 cp "$SRC/examples/toy/demo.s" "$T/demo.s"
@@ -89,6 +91,9 @@ expect 125 "mem=3 is out of range" -- "$NPK" run -t toy:mem=3 "$T/exit42.s"
 expect 125 "bad.s:3:1: error:" -- "$NPK" run -t toy "$T/bad.s"
 expect 125 "ELF files are not supported" -- "$NPK" run -t toy /bin/true
 expect 125 "no target" -- "$NPK" run "$T/exit42.s"
+expect 125 "ELF for machine 62 (x86-64)" -- "$NPK" run /bin/true
+head -c 10 /bin/true >"$T/trunc.elf"
+expect 125 "truncated ELF" -- "$NPK" run "$T/trunc.elf"
 expect 125 "expected SPACE:ADDR:FILE" -- "$NPK" run -t toy --load mem "$T/exit42.s"
 
 # --- backdoor options, stats, trace, timeline ---
