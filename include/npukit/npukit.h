@@ -131,8 +131,14 @@ const npk_reg_info *npk_reg(const npk_machine *m, size_t i);
 npk_status npk_reg_read(npk_machine *m, const char *name, uint64_t *value);
 npk_status npk_reg_write(npk_machine *m, const char *name, uint64_t value);
 
-/* Symbols from the loaded ELF or assembly (labels, .equ names). */
+/* Symbols from the loaded ELF or assembly (labels, .equ names). A global or weak symbol is
+ * preferred over local ones; several local symbols of one name and no global one is an
+ * error. */
 npk_status npk_symbol(npk_machine *m, const char *name, uint64_t *value);
+/* Write `n` bytes over the storage of symbol `name` before the run (input injection, as
+ * `npukit run --write SYMBOL:FILE`). Fails if the symbol is unknown or ambiguous, if it has a
+ * size and the data is larger, or if the bytes do not fit the target's memory. */
+npk_status npk_write_symbol(npk_machine *m, const char *name, const void *data, size_t n);
 
 /* ---- disassembly ------------------------------------------------------------------------ */
 

@@ -33,6 +33,16 @@ static void help(void)
            "      --load SPACE:ADDR:FILE  copy FILE into memory SPACE at ADDR before the run\n"
            "      --dump SPACE:ADDR:LEN   print LEN bytes of SPACE at ADDR after the run\n"
            "      --regs                  print the registers after the run\n"
+           "      --write SYMBOL:FILE     copy FILE over the program's symbol SYMBOL before\n"
+           "                              the run (input injection; repeatable)\n"
+           "\n"
+           "target options (shorthands for settings; a target without the setting rejects\n"
+           "them, see 'npukit info -t NAME'):\n"
+           "      --isa-rev REV           isa_rev=REV   (rvnpu: seed or rev2)\n"
+           "      --ram-size SIZE         ram_size=SIZE (rvnpu: RAM size, default 4M)\n"
+           "      --fs-root DIR           fs_root=DIR   (rvnpu: sandbox for file syscalls)\n"
+           "      --uart-in FILE|-        uart_in=FILE  (rvnpu: UART receive source)\n"
+           "      --no-syscalls           syscalls=off  (rvnpu: every ECALL traps)\n"
            "  -h, --help                  this help\n"
            "\n"
            "Messages from npukit itself start with 'npukit:'. On a terminal, runs longer\n"
@@ -47,7 +57,7 @@ static void help(void)
 
 enum {
     O_TARGET = 1, O_CONFIG, O_MAX, O_STATS, O_STATS_OUT, O_TRACE, O_TIMELINE, O_LOAD, O_DUMP,
-    O_REGS, O_HELP
+    O_REGS, O_HELP, O_WRITE, O_ISA_REV, O_RAM_SIZE, O_FS_ROOT, O_UART_IN, O_NO_SYSCALLS
 };
 
 static const npk_opt_def defs[] = {
@@ -61,6 +71,12 @@ static const npk_opt_def defs[] = {
     {O_LOAD, 0, "load", OPT_VALUE},
     {O_DUMP, 0, "dump", OPT_VALUE},
     {O_REGS, 0, "regs", OPT_FLAG},
+    {O_WRITE, 0, "write", OPT_VALUE},
+    {O_ISA_REV, 0, "isa-rev", OPT_VALUE},
+    {O_RAM_SIZE, 0, "ram-size", OPT_VALUE},
+    {O_FS_ROOT, 0, "fs-root", OPT_VALUE},
+    {O_UART_IN, 0, "uart-in", OPT_VALUE},
+    {O_NO_SYSCALLS, 0, "no-syscalls", OPT_FLAG},
     {O_HELP, 'h', "help", OPT_FLAG},
     {0, 0, NULL, OPT_FLAG},
 };
@@ -72,9 +88,27 @@ typedef struct run_opts {
     uint64_t max_insns;
     int stats;             /* 0 off, 1 text, 2 json */
     int trace_on, regs;
-    const char *load[MAX_LIST], *dump[MAX_LIST];
-    int n_load, n_dump;
+    const char *load[MAX_LIST], *dump[MAX_LIST], *write[MAX_LIST];
+    int n_load, n_dump, n_write;
+    char settings[4096];   /* from the target-option shorthands */
 } run_opts;
+
+/* Append "key=value" to the shorthand settings. */
+static int add_setting(run_opts *o, const char *key, const char *value)
+{
+    size_t used = strlen(o->settings);
+    int w = snprintf(o->settings + used, sizeof o->settings - used, "%s%s=%s",
+                     used ? "," : "", key, value);
+    if (w < 0 || (size_t)w >= sizeof o->settings - used) {
+        npk_usage_error("npukit run", "too many target settings");
+        return -1;
+    }
+    if (strchr(value, ',')) {
+        npk_usage_error("npukit run", "--%s value '%s' must not contain a comma", key, value);
+        return -1;
+    }
+    return 0;
+}
 
 /* "SPACE:ADDR:REST" -> space (copied), addr, rest pointer. */
 static int split3(const char *s, char *space, size_t n, uint64_t *addr, const char **rest)
@@ -143,15 +177,22 @@ static int parse(int argc, char **argv, run_opts *o)
         case O_TRACE: o->trace_on = 1; o->trace = v; break;
         case O_TIMELINE: o->timeline = v; break;
         case O_LOAD:
-        case O_DUMP: {
-            int *n = id == O_LOAD ? &o->n_load : &o->n_dump;
+        case O_DUMP:
+        case O_WRITE: {
+            int *n = id == O_LOAD ? &o->n_load : id == O_DUMP ? &o->n_dump : &o->n_write;
             if (*n == MAX_LIST) {
-                npk_usage_error(prog, "at most %d --load/--dump options", MAX_LIST);
+                npk_usage_error(prog, "at most %d --load, --dump and --write options each",
+                                MAX_LIST);
                 return -1;
             }
-            (id == O_LOAD ? o->load : o->dump)[(*n)++] = v;
+            (id == O_LOAD ? o->load : id == O_DUMP ? o->dump : o->write)[(*n)++] = v;
             break;
         }
+        case O_ISA_REV: if (add_setting(o, "isa_rev", v)) return -1; break;
+        case O_RAM_SIZE: if (add_setting(o, "ram_size", v)) return -1; break;
+        case O_FS_ROOT: if (add_setting(o, "fs_root", v)) return -1; break;
+        case O_UART_IN: if (add_setting(o, "uart_in", v)) return -1; break;
+        case O_NO_SYSCALLS: if (add_setting(o, "syscalls", "off")) return -1; break;
         case O_REGS: o->regs = 1; break;
         case O_HELP: help(); return 1;
         }
@@ -181,6 +222,32 @@ static int do_loads(npk_machine *m, const run_opts *o)
         free(data);
         if (st != NPK_OK) {
             fprintf(stderr, "npukit: --load %s: %s\n", o->load[i], npk_error(m));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int do_writes(npk_machine *m, const run_opts *o)
+{
+    for (int i = 0; i < o->n_write; i++) {
+        const char *colon = strchr(o->write[i], ':');
+        char sym[256];
+        if (!colon || colon == o->write[i] || !colon[1] ||
+            (size_t)(colon - o->write[i]) >= sizeof sym) {
+            fprintf(stderr, "npukit: --write %s: expected SYMBOL:FILE\n", o->write[i]);
+            return -1;
+        }
+        memcpy(sym, o->write[i], (size_t)(colon - o->write[i]));
+        sym[colon - o->write[i]] = '\0';
+        uint8_t *data;
+        size_t n;
+        if (npk_read_file(colon + 1, &data, &n) != 0)
+            return -1;
+        npk_status st = npk_write_symbol(m, sym, data, n);
+        free(data);
+        if (st != NPK_OK) {
+            fprintf(stderr, "npukit: --write %s: %s\n", o->write[i], npk_error(m));
             return -1;
         }
     }
@@ -283,7 +350,11 @@ int npk_cmd_run(int argc, char **argv)
         fprintf(stderr, "npukit run: %sno target: give -t/--target (known: %s)\n", why, list);
         return NPK_EXIT_NOSTART;
     }
-    npk_machine *m = npk_cli_machine("npukit run", target, o.config);
+    /* --config first, then the shorthands (a later setting of a key wins) */
+    char config[8192];
+    snprintf(config, sizeof config, "%s%s%s", o.config ? o.config : "",
+             o.config && o.settings[0] ? "," : "", o.settings);
+    npk_machine *m = npk_cli_machine("npukit run", target, config[0] ? config : NULL);
     if (!m)
         return NPK_EXIT_NOSTART;
 
@@ -294,7 +365,7 @@ int npk_cmd_run(int argc, char **argv)
             fprintf(stderr, "npukit: %s\n", npk_error(m));
         goto out;
     }
-    if (do_loads(m, &o) != 0)
+    if (do_loads(m, &o) != 0 || do_writes(m, &o) != 0)
         goto out;
     if (o.trace_on) {
         trace = o.trace ? fopen(o.trace, "w") : stderr;

@@ -75,7 +75,8 @@ static npk_status load_symbols(npk_machine *m, const uint8_t *b, size_t n, const
                 return npk_fail(m, NPK_ERR_FORMAT, "%s: unterminated symbol name", name);
             if (rd16(sym + 14) == 0) /* undefined */
                 continue;
-            npk_status st = npk_symbol_add(m, strtab + nm, value);
+            npk_status st = npk_symbol_add_elf(m, strtab + nm, value, rd32(sym + 8),
+                                               (sym[12] >> 4) == 0);
             if (st != NPK_OK)
                 return st;
         }
@@ -126,8 +127,12 @@ npk_status npk_elf_load(npk_machine *m, const uint8_t *b, size_t n, const char *
         const uint8_t *ph = b + phoff + (size_t)i * PH_SIZE;
         if (rd32(ph) != PT_LOAD)
             continue;
-        uint32_t off = rd32(ph + 4), paddr = rd32(ph + 12), filesz = rd32(ph + 16),
+        /* executables run where they were linked: p_vaddr (p_paddr is a load address
+         * that only matters for ROM images) */
+        uint32_t off = rd32(ph + 4), vaddr = rd32(ph + 8), filesz = rd32(ph + 16),
                  memsz = rd32(ph + 20);
+        if (memsz == 0)
+            continue;
         if (filesz > memsz)
             return npk_fail(m, NPK_ERR_FORMAT,
                             "%s: segment %u: file size %u exceeds memory size %u", name, i,
@@ -137,7 +142,7 @@ npk_status npk_elf_load(npk_machine *m, const uint8_t *b, size_t n, const char *
                             "%s: truncated: segment %u needs bytes %u..%llu but the file has "
                             "%zu",
                             name, i, off, (unsigned long long)off + filesz, n);
-        npk_status st = t->load_elf_segment(m, m->state, paddr, b + off, filesz, memsz);
+        npk_status st = t->load_elf_segment(m, m->state, vaddr, b + off, filesz, memsz);
         if (st != NPK_OK)
             return st;
         loads++;

@@ -205,14 +205,9 @@ npk_status npk_reset(npk_machine *m)
 
 /* ---- symbols ----------------------------------------------------------------------------- */
 
-npk_status npk_symbol_add(npk_machine *m, const char *name, uint64_t value)
+static npk_status symbol_push(npk_machine *m, const char *name, uint64_t value,
+                              uint64_t size, int local)
 {
-    for (size_t i = 0; i < m->n_syms; i++) {
-        if (strcmp(m->syms[i].name, name) == 0) {
-            m->syms[i].value = value;
-            return NPK_OK;
-        }
-    }
     if (m->n_syms == m->cap_syms) {
         size_t cap = m->cap_syms ? 2 * m->cap_syms : 64;
         npk_symbol_entry *s = realloc(m->syms, cap * sizeof *s);
@@ -224,8 +219,25 @@ npk_status npk_symbol_add(npk_machine *m, const char *name, uint64_t value)
     char *copy = strdup(name);
     if (!copy)
         return npk_fail(m, NPK_ERR_NOMEM, "out of memory for symbols");
-    m->syms[m->n_syms++] = (npk_symbol_entry){copy, value};
+    m->syms[m->n_syms++] = (npk_symbol_entry){copy, value, size, local};
     return NPK_OK;
+}
+
+npk_status npk_symbol_add(npk_machine *m, const char *name, uint64_t value)
+{
+    for (size_t i = 0; i < m->n_syms; i++) {
+        if (!m->syms[i].local && strcmp(m->syms[i].name, name) == 0) {
+            m->syms[i].value = value;
+            return NPK_OK;
+        }
+    }
+    return symbol_push(m, name, value, 0, 0);
+}
+
+npk_status npk_symbol_add_elf(npk_machine *m, const char *name, uint64_t value, uint64_t size,
+                              int local)
+{
+    return symbol_push(m, name, value, size, local);
 }
 
 void npk_symbols_clear(npk_machine *m)
@@ -235,15 +247,61 @@ void npk_symbols_clear(npk_machine *m)
     m->n_syms = 0;
 }
 
-npk_status npk_symbol(npk_machine *m, const char *name, uint64_t *value)
+/* The symbol a name refers to: the first global/weak one, else the only local one. */
+static npk_status symbol_find(npk_machine *m, const char *name, const npk_symbol_entry **out)
 {
+    const npk_symbol_entry *local = NULL;
+    size_t locals = 0;
     for (size_t i = 0; i < m->n_syms; i++) {
-        if (strcmp(m->syms[i].name, name) == 0) {
-            *value = m->syms[i].value;
+        const npk_symbol_entry *e = &m->syms[i];
+        if (strcmp(e->name, name) != 0)
+            continue;
+        if (!e->local) {
+            *out = e;
             return NPK_OK;
         }
+        if (!local || local->value != e->value)
+            locals++;
+        local = e;
     }
+    if (locals == 1) {
+        *out = local;
+        return NPK_OK;
+    }
+    if (locals > 1)
+        return npk_fail(m, NPK_ERR_ARG,
+                        "symbol '%s' is ambiguous: %zu local symbols of that name and no global "
+                        "one", name, locals);
     return npk_fail(m, NPK_ERR_ARG, "no symbol '%s' in the loaded program", name);
+}
+
+npk_status npk_symbol(npk_machine *m, const char *name, uint64_t *value)
+{
+    const npk_symbol_entry *e;
+    npk_status st = symbol_find(m, name, &e);
+    if (st == NPK_OK)
+        *value = e->value;
+    return st;
+}
+
+npk_status npk_write_symbol(npk_machine *m, const char *name, const void *data, size_t n)
+{
+    m->error[0] = '\0';
+    if (!m->target->poke)
+        return npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: writing over symbols is not supported",
+                        m->target->name);
+    if (!m->loaded)
+        return npk_fail(m, NPK_ERR_STATE, "%s: load a program before writing symbol '%s'",
+                        m->target->name, name);
+    const npk_symbol_entry *e;
+    npk_status st = symbol_find(m, name, &e);
+    if (st != NPK_OK)
+        return st;
+    if (e->size && n > e->size)
+        return npk_fail(m, NPK_ERR_RANGE,
+                        "%zu bytes do not fit symbol '%s' (%llu bytes at 0x%llx)", n, name,
+                        (unsigned long long)e->size, (unsigned long long)e->value);
+    return m->target->poke(m, m->state, e->value, data, n);
 }
 
 /* ---- loading ----------------------------------------------------------------------------- */

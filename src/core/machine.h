@@ -8,6 +8,8 @@
 typedef struct npk_symbol_entry {
     char *name;
     uint64_t value;
+    uint64_t size;     /* bytes (ELF st_size); 0 = unknown */
+    int local;         /* ELF STB_LOCAL; global and weak symbols are preferred */
 } npk_symbol_entry;
 
 struct npk_machine {

@@ -39,6 +39,10 @@ typedef struct npk_target {
     npk_status (*load_elf_segment)(npk_machine *m, void *state, uint64_t addr,
                                    const uint8_t *bytes, size_t filesz, uint64_t memsz);
     npk_status (*set_entry)(npk_machine *m, void *state, uint64_t pc);
+    /* Write bytes at a program (bus) address, e.g. over a symbol's storage before the run
+     * (npk_write_symbol). Must bounds-check and fail with a message. May be NULL. */
+    npk_status (*poke)(npk_machine *m, void *state, uint64_t addr, const uint8_t *bytes,
+                       size_t n);
     /* Assemble source into a program image (malloc'ed, freed by the caller) and add its
      * symbols with npk_symbol_add. load_asm, when set, assembles and loads in one go (for
      * programs that carry more than a word image); otherwise the core assembles and calls
@@ -92,8 +96,12 @@ void npk_config_describe(npk_machine *m, const char *fmt, ...)
 FILE *npk_guest_out(npk_machine *m);
 FILE *npk_guest_err(npk_machine *m);
 
-/* Symbols of the loaded program. */
+/* Symbols of the loaded program. npk_symbol_add defines (or redefines) a global symbol;
+ * npk_symbol_add_elf records an ELF symbol with its size and binding (several local symbols
+ * of one name may exist; lookups prefer a global or weak one). */
 npk_status npk_symbol_add(npk_machine *m, const char *name, uint64_t value);
+npk_status npk_symbol_add_elf(npk_machine *m, const char *name, uint64_t value, uint64_t size,
+                              int local);
 void npk_symbols_clear(npk_machine *m);
 
 /* Observers of this machine (NULL-free; check npk_obs_active before using). */

@@ -114,6 +114,16 @@ for u in ctl alu mul fpu lsu; do
   grep -qF "\"thread_name\",\"args\":{\"name\":\"$u\"}" "$T/tl.json" && ok || bad "timeline lacks track $u"
 done
 
+# target-option shorthands are settings; toy has none of them
+expect 125 "unknown setting 'isa_rev'" -- "$NPK" run -t toy --isa-rev rev2 "$T/exit42.s"
+expect 125 "unknown setting 'syscalls'" -- "$NPK" run -t toy --no-syscalls "$T/exit42.s"
+expect 125 "must not contain a comma" -- "$NPK" run -t toy --fs-root a,b "$T/exit42.s"
+# --write over an assembly label
+printf 'ld r1, data(r0)\nexit r1\ndata: .word 0\n' >"$T/wr.s"
+expect 7 "" -- "$NPK" run -t toy --write data:"$T/seven.bin" "$T/wr.s"
+expect 125 "no symbol 'nodata'" -- "$NPK" run -t toy --write nodata:"$T/seven.bin" "$T/wr.s"
+expect 125 "expected SYMBOL:FILE" -- "$NPK" run -t toy --write data "$T/wr.s"
+
 # --- demo ---
 expect 0 "output as expected" -- "$NPK" demo
 expect 0 "host speed" -- "$NPK" demo toy

@@ -46,10 +46,20 @@ static npk_status fake_entry(npk_machine *m, void *st, uint64_t pc)
     return NPK_OK;
 }
 
+static npk_status fake_poke(npk_machine *m, void *st, uint64_t addr, const uint8_t *b,
+                            size_t n)
+{
+    fake *f = st;
+    if (addr > sizeof f->mem || n > sizeof f->mem - addr)
+        return npk_fail(m, NPK_ERR_RANGE, "0x%llx is outside RAM", (unsigned long long)addr);
+    memcpy(f->mem + addr, b, n);
+    return NPK_OK;
+}
+
 static const npk_target fake_target = {
     .name = "fake", .summary = "ELF loader test target", .insn_bytes = 4,
     .elf_machine = 243, .create = fake_create, .destroy = fake_destroy,
-    .load_elf_segment = fake_segment, .set_entry = fake_entry,
+    .load_elf_segment = fake_segment, .set_entry = fake_entry, .poke = fake_poke,
 };
 
 static void put16(uint8_t *p, unsigned v)
@@ -88,8 +98,8 @@ static size_t build(uint8_t *b)
     uint8_t *ph = b + 52;
     put32(ph, 1);
     put32(ph + 4, 0x80);
-    put32(ph + 8, 0x1000);
-    put32(ph + 12, 0x1000);
+    put32(ph + 8, 0x1000);  /* p_vaddr: where it goes */
+    put32(ph + 12, 0x3000); /* p_paddr: ignored for executables */
     put32(ph + 16, 8);
     put32(ph + 20, 16);
     /* PT_NOTE: ignored */
@@ -105,6 +115,7 @@ static size_t build(uint8_t *b)
     sym += 16;
     put32(sym, 8);
     put32(sym + 4, 0x2000);
+    put32(sym + 8, 8); /* st_size */
     sym[12] = 0x11;
     put16(sym + 14, 1);
     uint8_t *sh = b + 0x100 + 40; /* section 1: .symtab, links to section 2 */
@@ -145,6 +156,22 @@ int main(void)
     NPK_CHECK(npk_symbol(m, "_start", &v) == NPK_OK && v == 0x1004);
     NPK_CHECK(npk_symbol(m, "main", &v) == NPK_ERR_ARG);
     NPK_CHECK_CONTAINS(npk_error(m), "no symbol 'main'");
+
+    /* input injection over a sized symbol */
+    NPK_CHECK(npk_write_symbol(m, "tohost", "\x01\x02\x03", 3) == NPK_OK);
+    NPK_CHECK(f->mem[0x2000] == 1 && f->mem[0x2002] == 3);
+    NPK_CHECK(npk_write_symbol(m, "tohost", "123456789", 9) == NPK_ERR_RANGE);
+    NPK_CHECK_CONTAINS(npk_error(m), "9 bytes do not fit symbol 'tohost' (8 bytes at 0x2000)");
+    NPK_CHECK(npk_write_symbol(m, "_start", "x", 1) == NPK_OK); /* size 0: unchecked */
+    NPK_CHECK(npk_write_symbol(m, "nosuch", "x", 1) == NPK_ERR_ARG);
+    /* binding: locals lose to a global; two different locals alone are ambiguous */
+    NPK_CHECK(npk_symbol_add_elf(m, "buf", 0x100, 4, 1) == NPK_OK);
+    NPK_CHECK(npk_symbol(m, "buf", &v) == NPK_OK && v == 0x100);
+    NPK_CHECK(npk_symbol_add_elf(m, "buf", 0x200, 4, 1) == NPK_OK);
+    NPK_CHECK(npk_symbol(m, "buf", &v) == NPK_ERR_ARG);
+    NPK_CHECK_CONTAINS(npk_error(m), "symbol 'buf' is ambiguous: 2 local symbols");
+    NPK_CHECK(npk_symbol_add_elf(m, "buf", 0x300, 4, 0) == NPK_OK);
+    NPK_CHECK(npk_symbol(m, "buf", &v) == NPK_OK && v == 0x300);
 
     /* truncation at every length gives an error naming the problem, never a crash */
     unsigned truncated = 0;
@@ -187,7 +214,7 @@ int main(void)
     NPK_CHECK(load(m, c, n) == NPK_ERR_FORMAT);
     NPK_CHECK_CONTAINS(npk_error(m), "file size 32 exceeds memory size 16");
     memcpy(c, b, n);
-    put32(c + 52 + 12, 0x3ff8); /* the target rejects a segment outside its RAM */
+    put32(c + 52 + 8, 0x3ff8); /* the target rejects a segment outside its RAM */
     NPK_CHECK(load(m, c, n) == NPK_ERR_RANGE);
     NPK_CHECK_CONTAINS(npk_error(m), "outside RAM");
     memcpy(c, b, n);

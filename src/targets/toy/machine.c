@@ -94,6 +94,16 @@ static npk_status toy_space_write(npk_machine *m, void *state, size_t space, uin
     return NPK_OK;
 }
 
+static npk_status toy_poke(npk_machine *m, void *state, uint64_t addr, const uint8_t *bytes,
+                           size_t n)
+{
+    toy_state *s = state;
+    if (addr > s->mem_size || n > s->mem_size - addr)
+        return npk_fail(m, NPK_ERR_RANGE, "toy: %zu bytes at 0x%llx do not fit the %u-byte memory",
+                        n, (unsigned long long)addr, s->mem_size);
+    return toy_space_write(m, s, 0, addr, bytes, n);
+}
+
 static npk_status toy_disasm_hook(npk_machine *m, void *state, const uint8_t *b, uint64_t pc,
                                   char *out, size_t n)
 {
@@ -164,6 +174,7 @@ const npk_target npk_target_toy = {
     .disasm = toy_disasm_hook,
     .spaces = toy_spaces,
     .space_write = toy_space_write,
+    .poke = toy_poke,
     .regs = toy_regs,
     .reg_read = toy_reg_read,
     .reg_write = toy_reg_write,
