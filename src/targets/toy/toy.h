@@ -89,11 +89,15 @@ static inline uint32_t toy_field_mask(toy_field f)
 
 static inline uint32_t toy_get(uint32_t w, toy_field f)
 {
+    if (f >= TOY_N_FIELDS)
+        return 0;
     return (w & toy_field_mask(f)) >> toy_fields[f].lsb;
 }
 
 static inline int32_t toy_get_s(uint32_t w, toy_field f)
 {
+    if (f >= TOY_N_FIELDS)
+        return 0;
     uint32_t v = toy_get(w, f), width = toy_fields[f].width;
     return (int32_t)(v ^ (1u << (width - 1))) - (int32_t)(1u << (width - 1));
 }
