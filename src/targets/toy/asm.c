@@ -7,6 +7,7 @@
 
 #include "core/target.h"
 #include "targets/toy/asm.h"
+#include "targets/asm_image.h"
 #include "targets/toy/toy.h"
 
 #define TOY_WORD_BYTES 4 /* a PCREL offset counts words (isa.def) */
@@ -231,32 +232,7 @@ npk_status toy_assemble_image(npk_machine *m, const char *source, const char *na
         return npk_fail(m, NPK_ERR_ARG, "no assembly source");
     npk_asm_result *r;
     int errors = toy_assemble(source, strlen(source), name, diag, &r);
-    if (errors)
-        return npk_fail(m, NPK_ERR_FORMAT, "%s: %d error%s in assembly source",
-                        name ? name : "<input>", errors, errors == 1 ? "" : "s");
-    size_t n;
-    const uint8_t *img = npk_asm_result_image(r, 0, &n, NULL, NULL);
-    uint8_t *copy = malloc(n ? n : 1);
-    if (!copy) {
-        npk_asm_result_free(r);
-        return npk_fail(m, NPK_ERR_NOMEM, "out of memory");
-    }
-    if (n)
-        memcpy(copy, img, n);
-    npk_status st = NPK_OK;
-    for (size_t i = 0; i < npk_asm_result_symbols(r) && st == NPK_OK; i++) {
-        int64_t v;
-        const char *s = npk_asm_result_symbol(r, i, &v, NULL);
-        st = npk_symbol_add(m, s, (uint64_t)v);
-    }
-    npk_asm_result_free(r);
-    if (st != NPK_OK) {
-        free(copy);
-        return st;
-    }
-    *image = copy;
-    *size = n;
-    return NPK_OK;
+    return npk_target_asm_image(m, errors, r, name, 4, image, size);
 }
 
 /* ---- disassembler -------------------------------------------------------------------------- */

@@ -1,0 +1,431 @@
+/* rvnpu machine: state, configuration (revision, RAM size, sandbox, UART input, syscalls,
+ * timing latencies), reset to the initial state of §11.7, program loading (raw images, ELF
+ * segments, --write pokes), backdoor access and the target's registration record. */
+#define _XOPEN_SOURCE 700 /* POSIX 2008 with XSI: realpath */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "targets/rvnpu/asm.h"
+#include "targets/rvnpu/rvnpu.h"
+
+#define RVNPU_RAM_DEFAULT (4u << 20)
+#define RVNPU_RAM_MAX (2ull << 30)
+
+/* Timing latency keys: which unit (or per-element cost) each sets, and its default. */
+enum { LAT_NPU_ELEM = RVNPU_N_UNITS, LAT_FNPU_ELEM, LAT_TAKEN, N_LAT };
+static const struct {
+    const char *key;
+    unsigned def;
+} lat_keys[N_LAT] = {
+    [RVNPU_U_ALU] = {"lat_alu", 1},      [RVNPU_U_BRANCH] = {"lat_branch", 1},
+    [RVNPU_U_MUL] = {"lat_mul", 3},      [RVNPU_U_DIV] = {"lat_div", 34},
+    [RVNPU_U_LSU] = {"lat_load", 2},     [RVNPU_U_FPU] = {"lat_fp", 4},
+    [RVNPU_U_FDIV] = {"lat_fdiv", 20},   [RVNPU_U_NPU] = {"lat_npu", 2},
+    [RVNPU_U_FNPU] = {"lat_fnpu", 4},    [RVNPU_U_SYS] = {"lat_sys", 1},
+    [LAT_NPU_ELEM] = {"lat_npu_elem", 1}, [LAT_FNPU_ELEM] = {"lat_fnpu_elem", 1},
+    [LAT_TAKEN] = {"lat_taken", 1},
+};
+
+/* Register list: pc, the x registers by ABI name, the f registers, then a few CSRs. */
+enum { REG_PC = 0, REG_X = 1, REG_F = 33, REG_FCSR = 65, REG_MSTATUS, REG_MTVEC, REG_MEPC,
+       REG_MCAUSE, REG_MTVAL, REG_MINSTRET, N_REGS };
+static const npk_reg_info reg_table[N_REGS] = {
+    {"pc", 32},
+#define XR(n) {n, 32}
+    XR("zero"), XR("ra"), XR("sp"), XR("gp"), XR("tp"), XR("t0"), XR("t1"), XR("t2"), XR("s0"),
+    XR("s1"), XR("a0"), XR("a1"), XR("a2"), XR("a3"), XR("a4"), XR("a5"), XR("a6"), XR("a7"),
+    XR("s2"), XR("s3"), XR("s4"), XR("s5"), XR("s6"), XR("s7"), XR("s8"), XR("s9"), XR("s10"),
+    XR("s11"), XR("t3"), XR("t4"), XR("t5"), XR("t6"),
+    XR("ft0"), XR("ft1"), XR("ft2"), XR("ft3"), XR("ft4"), XR("ft5"), XR("ft6"), XR("ft7"),
+    XR("fs0"), XR("fs1"), XR("fa0"), XR("fa1"), XR("fa2"), XR("fa3"), XR("fa4"), XR("fa5"),
+    XR("fa6"), XR("fa7"), XR("fs2"), XR("fs3"), XR("fs4"), XR("fs5"), XR("fs6"), XR("fs7"),
+    XR("fs8"), XR("fs9"), XR("fs10"), XR("fs11"), XR("ft8"), XR("ft9"), XR("ft10"), XR("ft11"),
+    XR("fcsr"), XR("mstatus"), XR("mtvec"), XR("mepc"), XR("mcause"), XR("mtval"),
+    {"minstret", 64},
+#undef XR
+};
+
+/* ---- the NPU's view of the bus -------------------------------------------------------------- */
+
+static int bus_mapped(void *ctx, uint32_t addr, uint32_t len)
+{
+    return rvnpu_mapped(ctx, addr, len);
+}
+
+static uint32_t bus_load(void *ctx, uint32_t addr, unsigned size)
+{
+    return rvnpu_load(ctx, addr, size);
+}
+
+static void bus_store(void *ctx, uint32_t addr, uint32_t value, unsigned size)
+{
+    rvnpu_store(ctx, addr, value, size);
+}
+
+/* ---- state ------------------------------------------------------------------------------------ */
+
+static npk_status rvnpu_reset(npk_machine *m, void *state)
+{
+    rvnpu_state *s = state;
+    (void)m;
+    memset(s->x, 0, sizeof s->x);
+    memset(s->f, 0, sizeof s->f);
+    s->x[2] = RVNPU_RAM_BASE + s->ram_size - 16;
+    s->pc = s->entry;
+    s->fflags = s->frm = s->mie = s->mpie = 0;
+    s->fs = 1;
+    s->mtvec = s->mscratch = s->mepc = s->mcause = s->mtval = 0;
+    s->retired = s->cycle_base = s->instret_base = 0;
+    rvnpu_npu_reset(&s->npu);
+    s->brk = s->brk0;
+    s->tohost_checked = 0;
+    s->tohost_hit = 0;
+    rvnpu_files_close(s);
+    s->next_issue = 0;
+    memset(s->ready, 0, sizeof s->ready);
+    return NPK_OK;
+}
+
+static void rvnpu_destroy(void *state)
+{
+    rvnpu_state *s = state;
+    if (!s)
+        return;
+    rvnpu_files_close(s);
+    if (s->uart_own && s->uart_in)
+        fclose(s->uart_in);
+    free(s->fs_root);
+    free(s->ram);
+    free(s->dcache);
+    free(s);
+}
+
+static npk_status bad_value(npk_machine *m, const char *key, const char *v, const char *legal)
+{
+    return npk_fail(m, NPK_ERR_ARG, "rvnpu: %s=%s: expected %s", key, v, legal);
+}
+
+/* Fresh zeroed RAM and an empty decode cache. calloc'ed, so pages a program never touches
+ * cost nothing even with ram_size=2G. */
+static int alloc_ram(rvnpu_state *s)
+{
+    free(s->ram);
+    free(s->dcache);
+    s->ram = calloc(s->ram_size, 1);
+    s->dcache = calloc(s->ram_size / 4, sizeof *s->dcache);
+    s->ram_dirty = 0;
+    s->space = (npk_memspace){{"ram", s->ram_size, "RAM at 0x80000000 (offsets from the RAM "
+                               "base)"},
+                              s->ram};
+    s->bus = (rvnpu_bus){s, bus_mapped, bus_load, bus_store, s->ram, RVNPU_RAM_BASE,
+                         s->ram_size};
+    return s->ram && s->dcache ? 0 : -1;
+}
+
+static npk_status rvnpu_create(npk_machine *m, const npk_config *cfg_in, void **out)
+{
+    npk_config *cfg = (npk_config *)cfg_in;
+    rvnpu_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return npk_fail(m, NPK_ERR_NOMEM, "rvnpu: out of memory");
+    for (int i = 0; i < RVNPU_MAX_FILES; i++)
+        s->host_fd[i] = -1;
+    s->m = m;
+    npk_status st = NPK_OK;
+    const char *v;
+    if ((v = npk_config_take(cfg, "isa_rev")) != NULL) {
+        if (strcmp(v, "seed") == 0)
+            s->rev2 = 0;
+        else if (strcmp(v, "rev2") == 0)
+            s->rev2 = 1;
+        else
+            st = bad_value(m, "isa_rev", v, "seed or rev2");
+    }
+    s->syscalls = 1;
+    if (st == NPK_OK && (v = npk_config_take(cfg, "syscalls")) != NULL) {
+        if (strcmp(v, "on") == 0)
+            s->syscalls = 1;
+        else if (strcmp(v, "off") == 0)
+            s->syscalls = 0;
+        else
+            st = bad_value(m, "syscalls", v, "on or off");
+    }
+    uint64_t ram = 0;
+    if (st == NPK_OK)
+        st = npk_config_u64(m, cfg, "rvnpu", "ram_size", RVNPU_RAM_DEFAULT, 4096, RVNPU_RAM_MAX,
+                            &ram);
+    if (st == NPK_OK && ram % 4096)
+        st = npk_fail(m, NPK_ERR_ARG,
+                      "rvnpu: ram_size=%llu is not a multiple of 4K (legal: 4K .. 2G in 4K steps)",
+                      (unsigned long long)ram);
+    if (st == NPK_OK && (v = npk_config_take(cfg, "fs_root")) != NULL) {
+        struct stat sb;
+        s->fs_root = realpath(v, NULL);
+        if (!s->fs_root || stat(s->fs_root, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            st = npk_fail(m, NPK_ERR_ARG, "rvnpu: fs_root=%s: not an existing directory", v);
+    }
+    if (st == NPK_OK && (v = npk_config_take(cfg, "uart_in")) != NULL) {
+        if (strcmp(v, "-") == 0) {
+            s->uart_in = stdin;
+        } else {
+            s->uart_in = fopen(v, "rb");
+            s->uart_own = 1;
+            if (!s->uart_in)
+                st = npk_fail(m, NPK_ERR_ARG, "rvnpu: uart_in=%s: cannot open: %s (expected a "
+                              "readable file or - for standard input)", v, strerror(errno));
+        }
+    }
+    uint64_t lat[N_LAT];
+    for (int i = 0; i < N_LAT && st == NPK_OK; i++)
+        st = npk_config_u64(m, cfg, "rvnpu", lat_keys[i].key, lat_keys[i].def, 0, 1000000,
+                            &lat[i]);
+    if (st == NPK_OK)
+        st = npk_config_check_unused(m, cfg, "rvnpu",
+                                     "isa_rev=seed|rev2, ram_size=SIZE, fs_root=DIR, "
+                                     "uart_in=FILE|-, syscalls=on|off, lat_alu, lat_branch, "
+                                     "lat_mul, lat_div, lat_load, lat_fp, lat_fdiv, lat_npu, "
+                                     "lat_fnpu, lat_sys, lat_npu_elem, lat_fnpu_elem, lat_taken");
+    if (st != NPK_OK) {
+        rvnpu_destroy(s);
+        return st;
+    }
+    for (int i = 0; i < RVNPU_N_UNITS; i++)
+        s->lat[i] = (unsigned)lat[i];
+    s->lat_npu_elem = (unsigned)lat[LAT_NPU_ELEM];
+    s->lat_fnpu_elem = (unsigned)lat[LAT_FNPU_ELEM];
+    s->lat_branch_taken = (unsigned)lat[LAT_TAKEN];
+    s->ram_size = (uint32_t)ram;
+    if (alloc_ram(s) != 0) {
+        rvnpu_destroy(s);
+        return npk_fail(m, NPK_ERR_NOMEM, "rvnpu: out of memory for %llu bytes of RAM",
+                        (unsigned long long)ram);
+    }
+    rvnpu_npu_init(&s->npu);
+    s->entry = RVNPU_RAM_BASE;
+    npk_config_describe(m, "isa_rev=%s,ram_size=%llu,syscalls=%s%s%s%s%s,lat_alu=%u,lat_branch=%u,"
+                        "lat_mul=%u,lat_div=%u,lat_load=%u,lat_fp=%u,lat_fdiv=%u,lat_npu=%u,"
+                        "lat_fnpu=%u,lat_sys=%u,lat_npu_elem=%u,lat_fnpu_elem=%u,lat_taken=%u",
+                        s->rev2 ? "rev2" : "seed", (unsigned long long)ram,
+                        s->syscalls ? "on" : "off", s->fs_root ? ",fs_root=" : "",
+                        s->fs_root ? s->fs_root : "", s->uart_in ? ",uart_in=" : "",
+                        s->uart_in ? (s->uart_own ? "FILE" : "-") : "", s->lat[0], s->lat[1],
+                        s->lat[2], s->lat[3], s->lat[4], s->lat[5], s->lat[6], s->lat[7],
+                        s->lat[8], s->lat[9], s->lat_npu_elem, s->lat_fnpu_elem,
+                        s->lat_branch_taken);
+    rvnpu_reset(m, s);
+    *out = s;
+    return NPK_OK;
+}
+
+/* Start a new program: RAM zero again, every cached decode dropped. */
+static npk_status begin_load(npk_machine *m, rvnpu_state *s)
+{
+    if (s->ram_dirty && alloc_ram(s) != 0)
+        return npk_fail(m, NPK_ERR_NOMEM, "rvnpu: out of memory for %u bytes of RAM",
+                        s->ram_size);
+    s->ram_dirty = 1;
+    s->brk0 = RVNPU_RAM_BASE;
+    s->has_tohost = 0;
+    return NPK_OK;
+}
+
+static npk_status rvnpu_load_raw(npk_machine *m, void *state, const uint8_t *bytes, size_t n,
+                                 uint64_t addr)
+{
+    rvnpu_state *s = state;
+    /* the core loads raw images at 0; addresses below the RAM base are offsets into RAM */
+    uint64_t off = addr < RVNPU_RAM_BASE ? addr : addr - RVNPU_RAM_BASE;
+    if (off > s->ram_size || n > s->ram_size - off)
+        return npk_fail(m, NPK_ERR_RANGE,
+                        "rvnpu: image of %zu bytes at RAM offset 0x%llx does not fit the %u-byte "
+                        "RAM (set ram_size=SIZE)",
+                        n, (unsigned long long)off, s->ram_size);
+    npk_status st = begin_load(m, s);
+    if (st != NPK_OK)
+        return st;
+    memcpy(s->ram + off, bytes, n);
+    s->brk0 = (uint32_t)(RVNPU_RAM_BASE + ((off + n + 15) & ~15ull));
+    s->entry = RVNPU_RAM_BASE;
+    s->loading = 0;
+    return rvnpu_reset(m, s);
+}
+
+static npk_status rvnpu_load_segment(npk_machine *m, void *state, uint64_t addr,
+                                     const uint8_t *bytes, size_t filesz, uint64_t memsz)
+{
+    rvnpu_state *s = state;
+    if (!s->loading) {
+        npk_status st = begin_load(m, s);
+        if (st != NPK_OK)
+            return st;
+        s->loading = 1;
+    }
+    uint64_t off = addr - RVNPU_RAM_BASE;
+    if (addr < RVNPU_RAM_BASE || off > s->ram_size || memsz > s->ram_size - off)
+        return npk_fail(m, NPK_ERR_RANGE,
+                        "rvnpu: ELF segment at 0x%llx (%llu bytes) lies outside RAM "
+                        "(0x%08x .. 0x%08llx; set ram_size=SIZE)",
+                        (unsigned long long)addr, (unsigned long long)memsz, RVNPU_RAM_BASE,
+                        (unsigned long long)RVNPU_RAM_BASE + s->ram_size - 1);
+    memcpy(s->ram + off, bytes, filesz);
+    memset(s->ram + off + filesz, 0, (size_t)(memsz - filesz));
+    uint64_t end = (addr + memsz + 15) & ~15ull;
+    if (end > s->brk0)
+        s->brk0 = (uint32_t)(end > RVNPU_RAM_BASE + (uint64_t)s->ram_size
+                                 ? RVNPU_RAM_BASE + (uint64_t)s->ram_size
+                                 : end);
+    return NPK_OK;
+}
+
+static npk_status rvnpu_set_entry(npk_machine *m, void *state, uint64_t pc)
+{
+    rvnpu_state *s = state;
+    s->loading = 0;
+    if (pc < RVNPU_RAM_BASE || pc - RVNPU_RAM_BASE >= s->ram_size || (pc & 3))
+        return npk_fail(m, NPK_ERR_FORMAT,
+                        "rvnpu: ELF entry point 0x%llx is not a 4-byte aligned RAM address "
+                        "(RAM 0x%08x .. 0x%08llx)",
+                        (unsigned long long)pc, RVNPU_RAM_BASE,
+                        (unsigned long long)RVNPU_RAM_BASE + s->ram_size - 1);
+    s->entry = (uint32_t)pc;
+    return rvnpu_reset(m, s);
+}
+
+static npk_status rvnpu_poke(npk_machine *m, void *state, uint64_t addr, const uint8_t *bytes,
+                             size_t n)
+{
+    rvnpu_state *s = state;
+    uint64_t off = addr - RVNPU_RAM_BASE;
+    if (addr < RVNPU_RAM_BASE || off > s->ram_size || n > s->ram_size - off)
+        return npk_fail(m, NPK_ERR_RANGE,
+                        "rvnpu: %zu bytes at 0x%llx do not fit in RAM (0x%08x .. 0x%08llx)", n,
+                        (unsigned long long)addr, RVNPU_RAM_BASE,
+                        (unsigned long long)RVNPU_RAM_BASE + s->ram_size - 1);
+    memcpy(s->ram + off, bytes, n);
+    rvnpu_invalidate(s, (uint32_t)off, (uint32_t)n);
+    s->tohost_hit = 0;
+    return NPK_OK;
+}
+
+static npk_status rvnpu_space_write(npk_machine *m, void *state, size_t space, uint64_t addr,
+                                    const void *buf, size_t n)
+{
+    (void)space;
+    return rvnpu_poke(m, state, RVNPU_RAM_BASE + addr, buf, n);
+}
+
+static npk_status rvnpu_disasm_hook(npk_machine *m, void *state, const uint8_t *b, uint64_t pc,
+                                    char *out, size_t n)
+{
+    rvnpu_state *s = state;
+    (void)m;
+    uint32_t w = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+                 (uint32_t)b[3] << 24;
+    rvnpu_disasm(w, (uint32_t)pc, s->rev2, out, n);
+    return NPK_OK;
+}
+
+static size_t rvnpu_spaces(void *state, npk_memspace **list)
+{
+    rvnpu_state *s = state;
+    *list = &s->space;
+    return 1;
+}
+
+static size_t rvnpu_regs(void *state, const npk_reg_info **list)
+{
+    (void)state;
+    *list = reg_table;
+    return N_REGS;
+}
+
+static npk_status rvnpu_reg_read(npk_machine *m, void *state, size_t i, uint64_t *v)
+{
+    rvnpu_state *s = state;
+    (void)m;
+    if (i == REG_PC)
+        *v = s->pc;
+    else if (i < REG_F)
+        *v = s->x[i - REG_X];
+    else if (i < REG_FCSR)
+        *v = s->f[i - REG_F];
+    else if (i == REG_MINSTRET)
+        *v = s->retired + s->instret_base;
+    else {
+        static const unsigned addr[] = {0x003, 0x300, 0x305, 0x341, 0x342, 0x343};
+        *v = rvnpu_csr_read(s, addr[i - REG_FCSR]);
+    }
+    return NPK_OK;
+}
+
+static npk_status rvnpu_reg_write(npk_machine *m, void *state, size_t i, uint64_t v)
+{
+    rvnpu_state *s = state;
+    if (i != REG_MINSTRET && v > UINT32_MAX)
+        return npk_fail(m, NPK_ERR_RANGE, "rvnpu: %s is 32 bits wide; 0x%llx does not fit",
+                        reg_table[i].name, (unsigned long long)v);
+    uint32_t w = (uint32_t)v;
+    if (i == REG_PC)
+        s->pc = w;
+    else if (i < REG_F) {
+        s->x[i - REG_X] = w;
+        s->x[0] = 0;
+    } else if (i < REG_FCSR)
+        s->f[i - REG_F] = w;
+    else if (i == REG_MINSTRET)
+        s->instret_base = v - s->retired;
+    else {
+        static const unsigned addr[] = {0x003, 0x300, 0x305, 0x341, 0x342, 0x343};
+        rvnpu_csr_write(s, addr[i - REG_FCSR], w);
+    }
+    return NPK_OK;
+}
+
+static npk_status rvnpu_assemble_hook(npk_machine *m, void *state, const char *source,
+                                      const char *name, FILE *diag, uint8_t **image,
+                                      size_t *size)
+{
+    (void)state;
+    return rvnpu_assemble_image(m, source, name, diag, image, size);
+}
+
+const npk_target npk_target_rvnpu = {
+    .name = "rvnpu",
+    .summary = "RV32IMF machine-mode core with integer and FP NPU instructions (paladin8 "
+               "riscv-npu, seed and rev2)",
+    .config_help =
+        "  isa_rev=seed|rev2   NPU revision (default seed)\n"
+        "  ram_size=SIZE       RAM at 0x80000000, a multiple of 4K up to 2G (default 4M)\n"
+        "  fs_root=DIR         enable sandboxed file syscalls inside DIR (default: none)\n"
+        "  uart_in=FILE|-      UART receive bytes from FILE or standard input\n"
+        "  syscalls=on|off     host syscalls for ECALL (off: every ECALL traps)\n"
+        "  lat_alu, lat_branch, lat_mul, lat_div, lat_load, lat_fp, lat_fdiv, lat_npu,\n"
+        "  lat_fnpu, lat_sys   timing-model latencies in cycles (stats only)\n"
+        "  lat_npu_elem, lat_fnpu_elem  extra cycles per NPU vector element; lat_taken\n"
+        "                      bubble after a taken branch or jump\n",
+    .insn_bytes = 4,
+    .elf_machine = 243,
+    .create = rvnpu_create,
+    .destroy = rvnpu_destroy,
+    .reset = rvnpu_reset,
+    .load_raw = rvnpu_load_raw,
+    .load_elf_segment = rvnpu_load_segment,
+    .set_entry = rvnpu_set_entry,
+    .poke = rvnpu_poke,
+    .assemble = rvnpu_assemble_hook,
+    .run = rvnpu_run,
+    .disasm = rvnpu_disasm_hook,
+    .spaces = rvnpu_spaces,
+    .space_write = rvnpu_space_write,
+    .regs = rvnpu_regs,
+    .reg_read = rvnpu_reg_read,
+    .reg_write = rvnpu_reg_write,
+    .mnemonics = rvnpu_mnemonics,
+    .n_mnemonics = RVNPU_N_OPS,
+    .units = rvnpu_unit_names,
+    .n_units = RVNPU_N_UNITS,
+    .extras = rvnpu_extra_names,
+    .n_extras = RVNPU_N_EXTRAS,
+};

@@ -1,0 +1,577 @@
+/* rvnpu NPU semantics (spec §2-§9): both NPU opcode spaces, executed on the state in
+ * rvnpu_npu against the core's register files and a bus view of memory. Rounding, NaN and
+ * saturation rules are calls into src/num; exp, erf and sqrt are the host's binary64 libm. */
+#include "targets/rvnpu/npu.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "num/num.h"
+
+/* ---- what isa.def says about each instruction ------------------------------------------- */
+
+/* Tokens of isa.def's rev and count columns, turned into values by token pasting. */
+enum { RVNPU_NPU_REV_BOTH, RVNPU_NPU_REV_SEED, RVNPU_NPU_REV_REV2 };
+enum { RVNPU_NPU_CNT_NONE, RVNPU_NPU_CNT_RD, RVNPU_NPU_CNT_RS2 };
+
+typedef struct rvnpu_npu_row {
+    const char *mnemonic;
+    unsigned char rev, count, elem;
+} rvnpu_npu_row;
+
+/* Read from isa.def so the vector-length limit cannot drift from the ISA description. */
+static const rvnpu_npu_row rvnpu_npu_rows[RVNPU_N_OPS] = {
+#define RVNPU_INSN(id, mnemonic, match, mask, format, operands, class, rev, count, elem, summary) \
+    [RVNPU_OP_##id] = {mnemonic, RVNPU_NPU_REV_##rev, RVNPU_NPU_CNT_##count, elem},
+#include "targets/rvnpu/isa.def"
+};
+
+/* The NPU rows close isa.def (base-ISA rows come first), so the NPU ids are one range. */
+static int rvnpu_is_npu_op(rvnpu_op op)
+{
+    return op >= RVNPU_OP_NPU_MACC && op <= RVNPU_OP_NPU_FRSTACC;
+}
+
+/* ---- binary64 helpers --------------------------------------------------------------------- */
+
+static uint64_t rvnpu_d2b(double d)
+{
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+
+static double rvnpu_b2d(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+
+/* RNE, canonical NaNs, flags discarded: the environment of every FP NPU operation (§6.1);
+ * the guest's frm never reaches it. */
+static npk_fenv rvnpu_fenv(void)
+{
+    npk_fenv e;
+    npk_fenv_init(&e, NPK_RM_RNE);
+    return e;
+}
+
+static uint32_t rvnpu_rne32(uint64_t d)
+{
+    npk_fenv e = rvnpu_fenv();
+    return npk_f64bits_to_f32(d, &e);
+}
+
+/* (0.5 * x) * (1.0 + erf(x / sqrt(2.0))), in exactly that order (§5.1, §6.2). The division
+ * and erf are host binary64; the multiplications and the addition go through src/num so no
+ * compiler contraction can fuse them. */
+static uint64_t rvnpu_gelu64(double x)
+{
+    npk_fenv e = rvnpu_fenv();
+    uint64_t half_x = npk_f64_mul(rvnpu_d2b(0.5), rvnpu_d2b(x), &e);
+    double q = x / sqrt(2.0);
+    uint64_t one_plus = npk_f64_add(rvnpu_d2b(1.0), rvnpu_d2b(erf(q)), &e);
+    return npk_f64_mul(half_x, one_plus, &e);
+}
+
+/* FRELU (§6.2): NaN passes through quieted, anything with the sign bit set becomes +0.0. */
+static uint32_t rvnpu_frelu(uint32_t v)
+{
+    if (npk_f32_is_nan(v))
+        return npk_f32_quiet(v);
+    return (v & 0x80000000u) ? 0 : v;
+}
+
+/* FGELU (§6.2). */
+static uint32_t rvnpu_fgelu(uint32_t v)
+{
+    if (npk_f32_is_nan(v))
+        return npk_f32_quiet(v);
+    if (v == 0x7F800000u)
+        return v;
+    if (v == 0xFF800000u)
+        return 0;
+    return rvnpu_rne32(rvnpu_gelu64(rvnpu_b2d(npk_f32_to_f64bits(v))));
+}
+
+/* FVEXP's element function (§6.2). */
+static uint32_t rvnpu_fexp(uint32_t v)
+{
+    if (npk_f32_is_nan(v))
+        return npk_f32_quiet(v);
+    if (v == 0x7F800000u)
+        return v;
+    if (v == 0xFF800000u)
+        return 0;
+    return rvnpu_rne32(rvnpu_d2b(exp(rvnpu_b2d(npk_f32_to_f64bits(v)))));
+}
+
+/* FVRSQRT / FRSQRT (§6.2): -0.0 gives +inf on purpose, unlike IEEE rSqrt. */
+static uint32_t rvnpu_frsqrt(uint32_t v)
+{
+    if (npk_f32_is_nan(v))
+        return 0x7FC00000u;
+    if ((v & 0x7FFFFFFFu) == 0)
+        return 0x7F800000u;
+    if (v & 0x80000000u)
+        return 0x7FC00000u;
+    if (v == 0x7F800000u)
+        return 0;
+    return rvnpu_rne32(rvnpu_d2b(1.0 / sqrt(rvnpu_b2d(npk_f32_to_f64bits(v)))));
+}
+
+/* EXPQ (§5.2): clamp in floating point, then rhe(exp * 2^16) and saturate to 0..0x7FFFFFFF. */
+static uint32_t rvnpu_expq(uint32_t w)
+{
+    double xf = (double)(int32_t)w / 65536.0;
+    int64_t r;
+    if (xf < -20.0)
+        xf = -20.0;
+    if (xf > 20.0)
+        xf = 20.0;
+    r = npk_fixed_from_double(exp(xf), 16, 32, NPK_QR_HALF_EVEN);
+    return (uint32_t)(r < 0 ? 0 : r);
+}
+
+/* RSQRTQ (§5.3): zero and negative inputs saturate. */
+static uint32_t rvnpu_rsqrtq(uint32_t w)
+{
+    int64_t r;
+    if ((int32_t)w <= 0)
+        return 0x7FFFFFFFu;
+    r = npk_fixed_from_double(1.0 / sqrt((double)(int32_t)w / 65536.0), 16, 32,
+                              NPK_QR_HALF_EVEN);
+    return (uint32_t)(r < 0 ? 0 : r);
+}
+
+/* facc always holds the canonical binary64 NaN when it is NaN (§2). src/num's canonical mode
+ * already produces it; this keeps the invariant independent of that option. */
+static uint64_t rvnpu_facc_canon(uint64_t d)
+{
+    if ((d & UINT64_C(0x7FF0000000000000)) == UINT64_C(0x7FF0000000000000) &&
+        (d & UINT64_C(0x000FFFFFFFFFFFFF)))
+        return NPK_F64_DEFAULT_NAN;
+    return d;
+}
+
+/* facc + D(a) * D(b): the product is exact in binary64, only the sum rounds (§6.2). */
+static uint64_t rvnpu_fmac(uint64_t facc, uint32_t a, uint32_t b, npk_fenv *e)
+{
+    uint64_t p = npk_f64_mul(npk_f32_to_f64bits(a), npk_f32_to_f64bits(b), e);
+    return rvnpu_facc_canon(npk_f64_add(facc, p, e));
+}
+
+/* ---- state -------------------------------------------------------------------------------- */
+
+void rvnpu_npu_reset(rvnpu_npu *n)
+{
+    n->acc = 0;
+    n->facc = 0;
+    memset(n->vreg, 0, sizeof n->vreg);
+}
+
+void rvnpu_npu_init(rvnpu_npu *n)
+{
+    int k;
+    memset(n, 0, sizeof *n);
+    for (k = -128; k <= 127; k++) {
+        double g = rvnpu_b2d(rvnpu_gelu64((double)k / 32.0));
+        n->gelu8[(uint8_t)k] = (int8_t)npk_fixed_from_double(g, 5, 8, NPK_QR_HALF_EVEN);
+    }
+    rvnpu_npu_reset(n);
+}
+
+/* ---- memory (§8) -------------------------------------------------------------------------- */
+
+/* One array an instruction walks: element i at base + i*size (mod 2^32). */
+typedef struct rvnpu_stream {
+    uint32_t base;
+    unsigned size; /* 1 or 4 */
+    int write;
+} rvnpu_stream;
+
+static int rvnpu_in_ram(const rvnpu_bus *b, uint32_t a, unsigned size)
+{
+    return b->ram && a >= b->ram_base && (uint64_t)(a - b->ram_base) + size <= b->ram_size;
+}
+
+/* Index of the first element of stream s (of n) whose access is unmapped, or n. Runs of
+ * elements inside RAM are skipped arithmetically, so huge in-RAM counts cost nothing. */
+static uint32_t rvnpu_first_fault(const rvnpu_bus *b, const rvnpu_stream *s, uint32_t n)
+{
+    uint32_t i = 0;
+    while (i < n) {
+        uint32_t a = (uint32_t)(s->base + (uint64_t)i * s->size);
+        if (rvnpu_in_ram(b, a, s->size)) {
+            uint64_t left = ((uint64_t)b->ram_base + b->ram_size - a) / s->size;
+            i = left >= (uint64_t)(n - i) ? n : i + (uint32_t)left;
+        } else if (!b->mapped(b->ctx, a, s->size)) {
+            return i;
+        } else {
+            i++;
+        }
+    }
+    return n;
+}
+
+/* All-or-nothing check (§8): the first faulting access in element order (stream order within
+ * an element) becomes the trap; 0 when every access is mapped. */
+static int rvnpu_check(const rvnpu_bus *b, const rvnpu_stream *s, int ns, uint32_t n,
+                       rvnpu_npu_trap *trap)
+{
+    uint32_t best = n;
+    int which = -1, k;
+    /* Streams are in access order, so a later stream wins only with a strictly earlier
+     * element; searching below `best` is enough. */
+    for (k = 0; k < ns; k++) {
+        uint32_t f = rvnpu_first_fault(b, &s[k], best);
+        if (f < best) {
+            best = f;
+            which = k;
+        }
+    }
+    if (which < 0)
+        return 0;
+    {
+        uint32_t a = (uint32_t)(s[which].base + (uint64_t)best * s[which].size);
+        trap->mcause = s[which].write ? 7 : 5;
+        trap->mtval = a;
+        snprintf(trap->detail, sizeof trap->detail,
+                 "NPU %s access fault at 0x%08x (%u-byte element %u of %u); nothing was changed",
+                 s[which].write ? "store" : "load", (unsigned)a, s[which].size, (unsigned)best,
+                 (unsigned)n);
+    }
+    return 1;
+}
+
+static uint32_t rvnpu_ld(const rvnpu_bus *b, uint32_t a, unsigned size)
+{
+    if (rvnpu_in_ram(b, a, size)) {
+        const uint8_t *p = b->ram + (a - b->ram_base);
+        if (size == 1)
+            return p[0];
+        return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    }
+    return b->load(b->ctx, a, size);
+}
+
+/* Stores always go through the bus, even to RAM: the core must see them (it drops cached
+ * decodes of overwritten code and watches the tohost word), and one call per element is cheap
+ * next to the loads the fast path saves. */
+static void rvnpu_st(const rvnpu_bus *b, uint32_t a, uint32_t v, unsigned size)
+{
+    b->store(b->ctx, a, v, size);
+}
+
+/* ---- execution ---------------------------------------------------------------------------- */
+
+/* An illegal-instruction trap (mcause 2, mtval = the word); the caller wrote the detail. */
+static int rvnpu_illegal(rvnpu_npu_trap *trap, uint32_t w)
+{
+    trap->mcause = 2;
+    trap->mtval = w;
+    return 1;
+}
+
+static int rvnpu_not_npu(rvnpu_npu_trap *trap, uint32_t w)
+{
+    snprintf(trap->detail, sizeof trap->detail, "not an NPU instruction");
+    return rvnpu_illegal(trap, w);
+}
+
+int rvnpu_npu_exec(rvnpu_npu *n, rvnpu_op op, uint32_t w, uint32_t x[32], uint32_t f[32],
+                   int rev2, const rvnpu_bus *bus, uint32_t *elements, rvnpu_npu_trap *trap)
+{
+    unsigned rd = (w >> 7) & 31, rs1 = (w >> 15) & 31, rs2 = (w >> 20) & 31;
+    /* Every source register is read here, before any destination is written (§3.3). */
+    uint32_t xd = rd ? x[rd] : 0, x1 = rs1 ? x[rs1] : 0, x2 = rs2 ? x[rs2] : 0;
+    uint32_t f1 = f[rs1], f2 = f[rs2];
+    const rvnpu_npu_row *row;
+    rvnpu_stream s[3];
+    int ns = 0;
+    uint32_t cnt = 0, i;
+    npk_fenv e = rvnpu_fenv();
+
+    if (!rvnpu_is_npu_op(op))
+        return rvnpu_not_npu(trap, w);
+    row = &rvnpu_npu_rows[op];
+    if (row->rev == RVNPU_NPU_REV_SEED && rev2) {
+        snprintf(trap->detail, sizeof trap->detail,
+                 "%s exists only in the seed NPU revision (running rev2)", row->mnemonic);
+        return rvnpu_illegal(trap, w);
+    }
+    if (row->rev == RVNPU_NPU_REV_REV2 && !rev2) {
+        snprintf(trap->detail, sizeof trap->detail,
+                 "%s exists only in the rev2 NPU revision (running seed; see --isa-rev)",
+                 row->mnemonic);
+        return rvnpu_illegal(trap, w);
+    }
+    if (row->count == RVNPU_NPU_CNT_RD)
+        cnt = xd;
+    else if (row->count == RVNPU_NPU_CNT_RS2)
+        cnt = x2;
+
+    /* §7.3: the rev2 limit comes before any memory check or state change. */
+    if (rev2 && row->elem) {
+        uint64_t bytes = (uint64_t)cnt * row->elem;
+        if (bytes > 256) {
+            snprintf(trap->detail, sizeof trap->detail,
+                     "NPU vector-length fault in %s: n=%u, element size %u, %llu bytes > "
+                     "256-byte limit (rev2; the seed revision has no limit)",
+                     row->mnemonic, (unsigned)cnt, (unsigned)row->elem,
+                     (unsigned long long)bytes);
+            return rvnpu_illegal(trap, w);
+        }
+    }
+
+    /* The arrays each instruction touches, in the per-element access order of §8. */
+    switch (op) {
+    case RVNPU_OP_NPU_VMAC:
+        s[0] = (rvnpu_stream){x1, 1, 0};
+        s[1] = (rvnpu_stream){x2, 1, 0};
+        ns = 2;
+        break;
+    case RVNPU_OP_NPU_FVMAC:
+        s[0] = (rvnpu_stream){x1, 4, 0};
+        s[1] = (rvnpu_stream){x2, 4, 0};
+        ns = 2;
+        break;
+    case RVNPU_OP_NPU_VMUL:
+        s[0] = (rvnpu_stream){x1, 1, 0};
+        s[1] = (rvnpu_stream){x2, 1, 1};
+        ns = 2;
+        break;
+    case RVNPU_OP_NPU_VEXP: case RVNPU_OP_NPU_FVEXP: case RVNPU_OP_NPU_FVMUL:
+    case RVNPU_OP_NPU_FVRELU: case RVNPU_OP_NPU_FVGELU: case RVNPU_OP_NPU_FVDIV:
+    case RVNPU_OP_NPU_FVSUB_SC:
+        s[0] = (rvnpu_stream){x1, 4, 0};
+        s[1] = (rvnpu_stream){x2, 4, 1};
+        ns = 2;
+        break;
+    case RVNPU_OP_NPU_FVADD: case RVNPU_OP_NPU_FVSUB:
+        s[0] = (rvnpu_stream){x1, 4, 0};
+        s[1] = (rvnpu_stream){x2, 4, 0};
+        s[2] = (rvnpu_stream){x2, 4, 1};
+        ns = 3;
+        break;
+    case RVNPU_OP_NPU_VREDUCE: case RVNPU_OP_NPU_VMAX:
+    case RVNPU_OP_NPU_FVREDUCE: case RVNPU_OP_NPU_FVMAX:
+        s[0] = (rvnpu_stream){x1, 4, 0};
+        ns = 1;
+        break;
+    case RVNPU_OP_NPU_VRSQRT: case RVNPU_OP_NPU_FVRSQRT:
+        s[0] = (rvnpu_stream){x1, 4, 0};
+        ns = 1;
+        cnt = 1;
+        break;
+    case RVNPU_OP_NPU_LDVEC: {
+        uint32_t imm = ((w >> 20) ^ 0x800u) - 0x800u; /* sign-extended I-immediate */
+        s[0] = (rvnpu_stream){x1 + imm, 1, 0};
+        ns = 1;
+        cnt = 4;
+        break;
+    }
+    case RVNPU_OP_NPU_STVEC: {
+        uint32_t imm = ((((w >> 25) << 5) | ((w >> 7) & 31)) ^ 0x800u) - 0x800u;
+        s[0] = (rvnpu_stream){x1 + imm, 1, 1};
+        ns = 1;
+        cnt = 4;
+        break;
+    }
+    default:
+        break;
+    }
+    if (ns && cnt && rvnpu_check(bus, s, ns, cnt, trap))
+        return 1;
+
+    *elements = ns ? cnt : 1;
+    switch (op) {
+    case RVNPU_OP_NPU_MACC:
+        n->acc += (uint64_t)((int64_t)(int32_t)x1 * (int32_t)x2);
+        break;
+    case RVNPU_OP_NPU_VMAC:
+        for (i = 0; i < cnt; i++) {
+            int8_t a = (int8_t)rvnpu_ld(bus, x1 + i, 1);
+            int8_t b = (int8_t)rvnpu_ld(bus, x2 + i, 1);
+            n->acc += (uint64_t)(int64_t)(a * b);
+        }
+        break;
+    case RVNPU_OP_NPU_VEXP:
+        for (i = 0; i < cnt; i++)
+            rvnpu_st(bus, x2 + 4 * i, rvnpu_expq(rvnpu_ld(bus, x1 + 4 * i, 4)), 4);
+        break;
+    case RVNPU_OP_NPU_VRSQRT:
+        if (rd)
+            x[rd] = rvnpu_rsqrtq(rvnpu_ld(bus, x1, 4));
+        else
+            (void)rvnpu_ld(bus, x1, 4); /* the read still happens (device side effects) */
+        break;
+    case RVNPU_OP_NPU_VMUL: {
+        int64_t sc = (int32_t)(uint32_t)n->acc;
+        for (i = 0; i < cnt; i++) {
+            int64_t v = (int8_t)rvnpu_ld(bus, x1 + i, 1);
+            int64_t r = npk_sat_int(npk_shr_round(v * sc, 16, NPK_QR_FLOOR), 8);
+            rvnpu_st(bus, x2 + i, (uint32_t)(uint8_t)(int8_t)r, 1);
+        }
+        break;
+    }
+    case RVNPU_OP_NPU_VREDUCE: {
+        uint32_t sum = 0;
+        for (i = 0; i < cnt; i++)
+            sum += rvnpu_ld(bus, x1 + 4 * i, 4);
+        if (rd)
+            x[rd] = sum;
+        break;
+    }
+    case RVNPU_OP_NPU_VMAX: {
+        int32_t m = INT32_MIN;
+        for (i = 0; i < cnt; i++) {
+            int32_t v = (int32_t)rvnpu_ld(bus, x1 + 4 * i, 4);
+            if (v > m)
+                m = v;
+        }
+        if (rd)
+            x[rd] = (uint32_t)m;
+        break;
+    }
+    case RVNPU_OP_NPU_RELU:
+        if (rd)
+            x[rd] = (int32_t)x1 >= 0 ? x1 : 0;
+        break;
+    case RVNPU_OP_NPU_QMUL:
+        if (rd)
+            x[rd] = (uint32_t)npk_shr_round((int64_t)(int32_t)x1 * (int32_t)x2, 8, NPK_QR_FLOOR);
+        break;
+    case RVNPU_OP_NPU_CLAMP:
+        if (rd)
+            x[rd] = (uint32_t)npk_sat_int((int32_t)x1, 8);
+        break;
+    case RVNPU_OP_NPU_GELU:
+        if (rd)
+            x[rd] = (uint32_t)(int32_t)n->gelu8[x1 & 0xFF];
+        break;
+    case RVNPU_OP_NPU_RSTACC:
+        if (rd)
+            x[rd] = (uint32_t)n->acc;
+        n->acc = 0;
+        break;
+    case RVNPU_OP_NPU_LDVEC:
+        /* Element by element: a load from the register block's vreg bytes may read an
+         * element this instruction has just written. */
+        for (i = 0; i < 4; i++)
+            n->vreg[rd & 3][i] = (int8_t)rvnpu_ld(bus, s[0].base + i, 1);
+        break;
+    case RVNPU_OP_NPU_STVEC:
+        for (i = 0; i < 4; i++)
+            rvnpu_st(bus, s[0].base + i, (uint8_t)n->vreg[rs2 & 3][i], 1);
+        break;
+
+    case RVNPU_OP_NPU_FMACC:
+        n->facc = rvnpu_fmac(n->facc, f1, f2, &e);
+        break;
+    case RVNPU_OP_NPU_FVMAC:
+        for (i = 0; i < cnt; i++) {
+            uint32_t a = rvnpu_ld(bus, x1 + 4 * i, 4);
+            uint32_t b = rvnpu_ld(bus, x2 + 4 * i, 4);
+            n->facc = rvnpu_fmac(n->facc, a, b, &e);
+        }
+        break;
+    case RVNPU_OP_NPU_FVEXP:
+        for (i = 0; i < cnt; i++)
+            rvnpu_st(bus, x2 + 4 * i, rvnpu_fexp(rvnpu_ld(bus, x1 + 4 * i, 4)), 4);
+        break;
+    case RVNPU_OP_NPU_FVRSQRT:
+        f[rd] = rvnpu_frsqrt(rvnpu_ld(bus, x1, 4));
+        break;
+    case RVNPU_OP_NPU_FRSQRT:
+        f[rd] = rvnpu_frsqrt(f1);
+        break;
+    case RVNPU_OP_NPU_FVMUL: case RVNPU_OP_NPU_FVDIV: case RVNPU_OP_NPU_FVSUB_SC: {
+        uint32_t sc = rvnpu_rne32(n->facc); /* once, before the loop (§6.2, §7.2) */
+        for (i = 0; i < cnt; i++) {
+            uint32_t v = rvnpu_ld(bus, x1 + 4 * i, 4), r;
+            if (op == RVNPU_OP_NPU_FVMUL)
+                r = npk_f32_mul(v, sc, &e);
+            else if (op == RVNPU_OP_NPU_FVDIV)
+                r = npk_f32_div(v, sc, &e);
+            else
+                r = npk_f32_sub(v, sc, &e);
+            rvnpu_st(bus, x2 + 4 * i, r, 4);
+        }
+        break;
+    }
+    case RVNPU_OP_NPU_FVREDUCE: {
+        uint64_t t = 0;
+        for (i = 0; i < cnt; i++)
+            t = npk_f64_add(t, npk_f32_to_f64bits(rvnpu_ld(bus, x1 + 4 * i, 4)), &e);
+        f[rd] = rvnpu_rne32(t);
+        break;
+    }
+    case RVNPU_OP_NPU_FVMAX: {
+        uint32_t best = 0xFF800000u;
+        int nan = 0;
+        for (i = 0; i < cnt; i++) {
+            uint32_t v = rvnpu_ld(bus, x1 + 4 * i, 4);
+            if (npk_f32_is_nan(v))
+                nan = 1;
+            else if (npk_f32_lt(best, v, &e))
+                best = v; /* strictly greater only: the first of equal maxima wins */
+        }
+        f[rd] = nan ? 0x7FC00000u : best;
+        break;
+    }
+    case RVNPU_OP_NPU_FVADD: case RVNPU_OP_NPU_FVSUB:
+        for (i = 0; i < cnt; i++) {
+            uint32_t a = rvnpu_ld(bus, x1 + 4 * i, 4);
+            uint32_t b = rvnpu_ld(bus, x2 + 4 * i, 4);
+            uint32_t r = op == RVNPU_OP_NPU_FVADD ? npk_f32_add(a, b, &e) : npk_f32_sub(a, b, &e);
+            rvnpu_st(bus, x2 + 4 * i, r, 4);
+        }
+        break;
+    case RVNPU_OP_NPU_FVRELU:
+        for (i = 0; i < cnt; i++)
+            rvnpu_st(bus, x2 + 4 * i, rvnpu_frelu(rvnpu_ld(bus, x1 + 4 * i, 4)), 4);
+        break;
+    case RVNPU_OP_NPU_FVGELU:
+        for (i = 0; i < cnt; i++)
+            rvnpu_st(bus, x2 + 4 * i, rvnpu_fgelu(rvnpu_ld(bus, x1 + 4 * i, 4)), 4);
+        break;
+    case RVNPU_OP_NPU_FRELU:
+        f[rd] = rvnpu_frelu(f1);
+        break;
+    case RVNPU_OP_NPU_FGELU:
+        f[rd] = rvnpu_fgelu(f1);
+        break;
+    case RVNPU_OP_NPU_FRSTACC:
+        f[rd] = rvnpu_rne32(n->facc);
+        n->facc = 0;
+        break;
+    default:
+        return rvnpu_not_npu(trap, w);
+    }
+    return 0;
+}
+
+/* ---- debug register block (§9) ------------------------------------------------------------ */
+
+uint8_t rvnpu_npu_reg_read(const rvnpu_npu *n, uint32_t off)
+{
+    if (off < 0x08)
+        return (uint8_t)(n->acc >> (8 * off));
+    if (off < 0x18)
+        return (uint8_t)n->vreg[(off - 0x08) / 4][(off - 0x08) % 4];
+    if (off < 0x20)
+        return (uint8_t)(n->facc >> (8 * (off - 0x18)));
+    return 0;
+}
+
+void rvnpu_npu_reg_write(rvnpu_npu *n, uint32_t off, uint8_t value)
+{
+    (void)value; /* the value written is irrelevant (§9) */
+    if (off == 0x00)
+        n->acc = 0;
+    else if (off == 0x18)
+        n->facc = 0;
+}
