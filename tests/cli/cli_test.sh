@@ -128,6 +128,10 @@ expect 125 "expected SYMBOL:FILE" -- "$NPK" run -t toy --write data "$T/wr.s"
 expect 0 "output as expected" -- "$NPK" demo
 expect 0 "host speed" -- "$NPK" demo toy
 expect 2 "no demo for 'nosuch'" -- "$NPK" demo nosuch
+if "$NPK" demo --help | grep -q '^  rvnpu'; then
+  expect 0 "outputs identical" -- "$NPK" demo rvnpu
+  expect 0 "NPU vs plain:" -- "$NPK" demo rvnpu
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -26,8 +26,15 @@ void rvnpu_invalidate(rvnpu_state *s, uint32_t off, uint32_t len)
 {
     if (!len)
         return;
-    for (uint32_t i = off >> 2; i <= (off + len - 1) >> 2; i++)
-        s->dcache[i].cached = 0;
+    uint32_t last = off + len - 1;
+    for (uint32_t pg = off / RVNPU_PAGE; pg <= last / RVNPU_PAGE; pg++) {
+        if (!s->code_pages[pg])
+            continue; /* nothing decoded there: the common case for data */
+        uint32_t lo = pg * RVNPU_PAGE > off ? pg * RVNPU_PAGE : off;
+        uint32_t hi = (pg + 1) * RVNPU_PAGE - 1 < last ? (pg + 1) * RVNPU_PAGE - 1 : last;
+        for (uint32_t i = lo >> 2; i <= hi >> 2; i++)
+            s->dcache[i].cached = 0;
+    }
     if (s->has_tohost) {
         uint32_t t = s->tohost - RVNPU_RAM_BASE;
         if (off < t + 4 && t < off + len)
@@ -69,16 +76,50 @@ static void dev_write8(rvnpu_state *s, uint32_t a, uint8_t v)
     }
 }
 
+/* RAM bytes as a little-endian value. On a little-endian host memcpy is one load. */
+static inline uint32_t ram_get(const uint8_t *p, unsigned len)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (len == 4) {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    if (len == 2) {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+#endif
+    uint32_t v = 0;
+    for (unsigned i = 0; i < len; i++)
+        v |= (uint32_t)p[i] << (8 * i);
+    return v;
+}
+
+static inline void ram_put(uint8_t *p, uint32_t v, unsigned len)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (len == 4) {
+        memcpy(p, &v, 4);
+        return;
+    }
+    if (len == 2) {
+        uint16_t h = (uint16_t)v;
+        memcpy(p, &h, 2);
+        return;
+    }
+#endif
+    for (unsigned i = 0; i < len; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
 /* Only for accesses rvnpu_mapped accepted. Little-endian at any alignment. */
 uint32_t rvnpu_load(rvnpu_state *s, uint32_t addr, unsigned len)
 {
     uint32_t off = addr - RVNPU_RAM_BASE, v = 0;
-    if (off < s->ram_size) {
-        const uint8_t *p = s->ram + off;
-        for (unsigned i = 0; i < len; i++)
-            v |= (uint32_t)p[i] << (8 * i);
-        return v;
-    }
+    if (off < s->ram_size)
+        return ram_get(s->ram + off, len);
     for (unsigned i = 0; i < len; i++)
         v |= (uint32_t)dev_read8(s, addr + i) << (8 * i);
     return v;
@@ -88,9 +129,7 @@ void rvnpu_store(rvnpu_state *s, uint32_t addr, uint32_t v, unsigned len)
 {
     uint32_t off = addr - RVNPU_RAM_BASE;
     if (off < s->ram_size) {
-        uint8_t *p = s->ram + off;
-        for (unsigned i = 0; i < len; i++)
-            p[i] = (uint8_t)(v >> (8 * i));
+        ram_put(s->ram + off, v, len);
         rvnpu_invalidate(s, off, len);
         return;
     }
@@ -181,6 +220,7 @@ static inline const rvnpu_decoded *fetch(rvnpu_state *s)
     if (!d->cached) {
         rvnpu_decode(rvnpu_load(s, s->pc, 4), s->rev2, d, NULL, 0);
         d->cached = 1;
+        s->code_pages[off / RVNPU_PAGE] = 1;
     }
     return d;
 }

@@ -99,6 +99,7 @@ static void rvnpu_destroy(void *state)
     free(s->fs_root);
     free(s->ram);
     free(s->dcache);
+    free(s->code_pages);
     free(s);
 }
 
@@ -113,15 +114,17 @@ static int alloc_ram(rvnpu_state *s)
 {
     free(s->ram);
     free(s->dcache);
+    free(s->code_pages);
     s->ram = calloc(s->ram_size, 1);
     s->dcache = calloc(s->ram_size / 4, sizeof *s->dcache);
+    s->code_pages = calloc(s->ram_size / RVNPU_PAGE, 1);
     s->ram_dirty = 0;
     s->space = (npk_memspace){{"ram", s->ram_size, "RAM at 0x80000000 (offsets from the RAM "
                                "base)"},
                               s->ram};
     s->bus = (rvnpu_bus){s, bus_mapped, bus_load, bus_store, s->ram, RVNPU_RAM_BASE,
                          s->ram_size};
-    return s->ram && s->dcache ? 0 : -1;
+    return s->ram && s->dcache && s->code_pages ? 0 : -1;
 }
 
 static npk_status rvnpu_create(npk_machine *m, const npk_config *cfg_in, void **out)

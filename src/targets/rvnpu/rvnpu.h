@@ -79,6 +79,9 @@ extern const char *const rvnpu_extra_names[RVNPU_N_EXTRAS];
 /* Immediate field of a word in format f (sign-extended where RISC-V says so). */
 int32_t rvnpu_imm(uint32_t w, rvnpu_fmt f);
 
+/* Granule of the code-page flags (RAM sizes are multiples of it). */
+#define RVNPU_PAGE 4096u
+
 /* A word decoded once and cached. */
 #define RVNPU_NOREG 0xFFu
 typedef struct rvnpu_decoded {
@@ -116,6 +119,8 @@ typedef struct rvnpu_state {
     uint8_t *ram;
     uint32_t ram_size;
     rvnpu_decoded *dcache;           /* one per RAM word */
+    uint8_t *code_pages;             /* per 4 KiB RAM page: 1 once a word there was decoded, so
+                                        stores to pure data pages skip the decode cache */
     npk_memspace space;
     npk_machine *m;
     rvnpu_bus bus;                   /* the memory system as the NPU sees it */
