@@ -301,9 +301,14 @@ static inline int exec_one(rvnpu_state *s, const rvnpu_decoded *d, npk_stop *sto
     case RVNPU_OP_LHU:
     case RVNPU_OP_FLW: {
         unsigned n = 1u << (rvnpu_insns[d->op].match >> 12 & 3); /* funct3 1:0 = log2 size */
-        if (!rvnpu_mapped(s, ea, n))
-            return trap(s, stop, 5, ea, NULL);
-        uint32_t v = rvnpu_load(s, ea, n);
+        uint32_t off = ea - RVNPU_RAM_BASE, v;
+        if (off < s->ram_size && n <= s->ram_size - off) {
+            v = ram_get(s->ram + off, n); /* the common case, without calls */
+        } else {
+            if (!rvnpu_mapped(s, ea, n))
+                return trap(s, stop, 5, ea, NULL);
+            v = rvnpu_load(s, ea, n);
+        }
         switch ((rvnpu_op)d->op) {
         case RVNPU_OP_LB: v = (uint32_t)(int32_t)(int8_t)v; break;
         case RVNPU_OP_LH: v = (uint32_t)(int32_t)(int16_t)v; break;
@@ -319,9 +324,18 @@ static inline int exec_one(rvnpu_state *s, const rvnpu_decoded *d, npk_stop *sto
     case RVNPU_OP_SW:
     case RVNPU_OP_FSW: {
         unsigned n = 1u << (rvnpu_insns[d->op].match >> 12 & 3);
-        if (!rvnpu_mapped(s, ea, n))
-            return trap(s, stop, 7, ea, NULL);
-        rvnpu_store(s, ea, d->op == RVNPU_OP_FSW ? s->f[d->rs2] : b, n);
+        uint32_t off = ea - RVNPU_RAM_BASE, v = d->op == RVNPU_OP_FSW ? s->f[d->rs2] : b;
+        if (off < s->ram_size && n <= s->ram_size - off) {
+            ram_put(s->ram + off, v, n);
+            /* only code pages and the tohost word need the slow bookkeeping */
+            if (s->has_tohost || s->code_pages[off / RVNPU_PAGE] ||
+                s->code_pages[(off + n - 1) / RVNPU_PAGE])
+                rvnpu_invalidate(s, off, n);
+        } else {
+            if (!rvnpu_mapped(s, ea, n))
+                return trap(s, stop, 7, ea, NULL);
+            rvnpu_store(s, ea, v, n);
+        }
         break;
     }
     case RVNPU_OP_ADDI: SET_X(d->rd, ea); break;
