@@ -91,6 +91,18 @@ npk_status npk_load_asm(npk_machine *m, const char *source, const char *name, FI
 npk_status npk_assemble(npk_machine *m, const char *source, const char *name, FILE *diag,
                         uint8_t **image, size_t *size);
 void npk_free(void *p);
+/* The loadable segments of an ELF32 executable for this machine's target, after the same
+ * checks npk_load_elf makes (nothing is loaded). `bytes` point into the caller's buffer. */
+typedef struct npk_elf_segment {
+    uint64_t vaddr;
+    const uint8_t *bytes;
+    size_t filesz;
+    uint64_t memsz;
+    int exec;              /* PF_X: holds code */
+} npk_elf_segment;
+#define NPK_ELF_MAX_SEGMENTS 64
+npk_status npk_elf_segments(npk_machine *m, const void *bytes, size_t n, const char *name,
+                             npk_elf_segment *seg, size_t max, size_t *n_seg, uint64_t *entry);
 /* Name of an ELF e_machine value ("RISC-V", "x86-64", ..., "unknown"). */
 const char *npk_elf_machine_name(unsigned e_machine);
 /* Load a file, choosing by content: ELF magic -> ELF; a text file -> assembly; else raw. */

@@ -9,13 +9,14 @@ static void help(void)
 {
     printf("usage: npukit disasm -t TARGET [options] IMAGE\n"
            "\n"
-           "Disassemble IMAGE, a raw program image of little-endian instruction words\n"
-           "(as written by 'npukit asm'; - for standard input).\n"
+           "Disassemble IMAGE: a raw program image of little-endian instruction words\n"
+           "(as written by 'npukit asm'; - for standard input), or an ELF executable, whose\n"
+           "code segments (PF_X) are shown at their addresses.\n"
            "\n"
            "options:\n"
-           "  -t, --target NAME[:CONFIG]  target (required for raw images)\n"
+           "  -t, --target NAME[:CONFIG]  target (required for raw images; an ELF names it)\n"
            "      --config KEY=VAL,...    target settings (see 'npukit info -t NAME')\n"
-           "      --base ADDR             address of the first word (default 0)\n"
+           "      --base ADDR             address of the first word of a raw image (default 0)\n"
            "  -s, --source                print only the instruction text, so the output\n"
            "                              assembles back to the same image\n"
            "  -o, --output FILE           write to FILE instead of standard output\n"
@@ -84,10 +85,25 @@ int npk_cmd_disasm(int argc, char **argv)
     }
     size_t wb = npk_insn_bytes(m);
     int rc = NPK_EXIT_OK;
-    if (size % wb) {
-        fprintf(stderr, "%s: %s: %zu bytes is not a whole number of %zu-byte words "
-                        "(%zu trailing bytes)\n", prog, path, size, wb, size % wb);
-        rc = NPK_EXIT_INPUT;
+    /* what to show: the whole raw image, or each code segment of an ELF */
+    npk_elf_segment seg[NPK_ELF_MAX_SEGMENTS];
+    size_t n_seg = 1;
+    int elf = size >= 4 && memcmp(data, "\x7f" "ELF", 4) == 0;
+    if (elf) {
+        uint64_t entry;
+        if (npk_elf_segments(m, data, size, path, seg, NPK_ELF_MAX_SEGMENTS, &n_seg, &entry) !=
+            NPK_OK) {
+            fprintf(stderr, "%s: %s\n", prog, npk_error(m));
+            rc = NPK_EXIT_INPUT;
+            n_seg = 0;
+        }
+    } else {
+        seg[0] = (npk_elf_segment){base, data, size, size, 1};
+        if (size % wb) {
+            fprintf(stderr, "%s: %s: %zu bytes is not a whole number of %zu-byte words "
+                            "(%zu trailing bytes)\n", prog, path, size, wb, size % wb);
+            rc = NPK_EXIT_INPUT;
+        }
     }
     FILE *f = stdout;
     if (rc == NPK_EXIT_OK && output && strcmp(output, "-") != 0) {
@@ -97,21 +113,39 @@ int npk_cmd_disasm(int argc, char **argv)
             rc = NPK_EXIT_INPUT;
         }
     }
-    for (size_t i = 0; rc == NPK_EXIT_OK && i < size; i += wb) {
-        char text[256];
-        uint64_t pc = base + i;
-        if (npk_disasm(m, data + i, pc, text, sizeof text) != NPK_OK) {
-            fprintf(stderr, "%s: %s\n", prog, npk_error(m));
-            rc = NPK_EXIT_INPUT;
-            break;
+    for (size_t k = 0; rc == NPK_EXIT_OK && k < n_seg; k++) {
+        if (!seg[k].exec)
+            continue;
+        if (elf && !source_only)
+            fprintf(f, "%s; segment at 0x%llx, %zu bytes\n", k ? "\n" : "",
+                    (unsigned long long)seg[k].vaddr, seg[k].filesz);
+        for (size_t i = 0; i + wb <= seg[k].filesz; i += wb) {
+            char text[256];
+            uint64_t pc = seg[k].vaddr + i;
+            const uint8_t *w = seg[k].bytes + i;
+            if (npk_disasm(m, w, pc, text, sizeof text) != NPK_OK) {
+                fprintf(stderr, "%s: %s\n", prog, npk_error(m));
+                rc = NPK_EXIT_INPUT;
+                break;
+            }
+            if (source_only) {
+                fprintf(f, "%s\n", text);
+            } else {
+                fprintf(f, "%8llx:  ", (unsigned long long)pc);
+                for (size_t b = wb; b-- > 0;)
+                    fprintf(f, "%02x", w[b]);
+                fprintf(f, "  %s\n", text);
+            }
         }
-        if (source_only) {
-            fprintf(f, "%s\n", text);
-        } else {
-            fprintf(f, "%8llx:  ", (unsigned long long)pc);
-            for (size_t k = wb; k-- > 0;)
-                fprintf(f, "%02x", data[i + k]);
-            fprintf(f, "  %s\n", text);
+        size_t tail = seg[k].filesz % wb; /* an ELF segment may end mid-word: show it */
+        if (rc == NPK_EXIT_OK && tail) {
+            size_t at = seg[k].filesz - tail;
+            if (!source_only)
+                fprintf(f, "%8llx:  ", (unsigned long long)(seg[k].vaddr + at));
+            fprintf(f, ".byte");
+            for (size_t b = 0; b < tail; b++)
+                fprintf(f, "%s0x%02x", b ? ", " : " ", seg[k].bytes[at + b]);
+            fprintf(f, "\n");
         }
     }
     if (f != stdout && f && fclose(f) != 0 && rc == NPK_EXIT_OK) {

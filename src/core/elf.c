@@ -84,9 +84,15 @@ static npk_status load_symbols(npk_machine *m, const uint8_t *b, size_t n, const
     return NPK_OK;
 }
 
-npk_status npk_elf_load(npk_machine *m, const uint8_t *b, size_t n, const char *name)
+npk_status npk_elf_segments(npk_machine *m, const void *bytes, size_t n, const char *name,
+                             npk_elf_segment *seg, size_t max, size_t *n_seg, uint64_t *entry)
 {
+    const uint8_t *b = bytes;
     const npk_target *t = m->target;
+    *n_seg = 0;
+    if (!t->elf_machine)
+        return npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: %s: ELF files are not supported by this "
+                        "target", name, t->name);
     if (n < 4 || memcmp(b, "\x7f" "ELF", 4) != 0)
         return npk_fail(m, NPK_ERR_FORMAT, "%s: not an ELF file (bad magic)", name);
     if (n < EH_SIZE)
@@ -110,7 +116,7 @@ npk_status npk_elf_load(npk_machine *m, const uint8_t *b, size_t n, const char *
     if (type != ET_EXEC)
         return npk_fail(m, NPK_ERR_FORMAT, "%s: ELF type %u is not an executable (ET_EXEC)",
                         name, type);
-    uint32_t entry = rd32(b + 24), phoff = rd32(b + 28);
+    uint32_t phoff = rd32(b + 28);
     uint16_t phentsize = rd16(b + 42), phnum = rd16(b + 44);
     if (phnum == 0)
         return npk_fail(m, NPK_ERR_FORMAT, "%s: no program headers, nothing to load", name);
@@ -122,7 +128,7 @@ npk_status npk_elf_load(npk_machine *m, const uint8_t *b, size_t n, const char *
                         "%s: truncated: program headers at offset %u (%u x %u bytes) extend "
                         "past the end of the file (%zu bytes)",
                         name, phoff, phnum, PH_SIZE, n);
-    unsigned loads = 0;
+    size_t count = 0;
     for (unsigned i = 0; i < phnum; i++) {
         const uint8_t *ph = b + phoff + (size_t)i * PH_SIZE;
         if (rd32(ph) != PT_LOAD)
@@ -130,7 +136,7 @@ npk_status npk_elf_load(npk_machine *m, const uint8_t *b, size_t n, const char *
         /* executables run where they were linked: p_vaddr (p_paddr is a load address
          * that only matters for ROM images) */
         uint32_t off = rd32(ph + 4), vaddr = rd32(ph + 8), filesz = rd32(ph + 16),
-                 memsz = rd32(ph + 20);
+                 memsz = rd32(ph + 20), flags = rd32(ph + 24);
         if (memsz == 0)
             continue;
         if (filesz > memsz)
@@ -142,15 +148,32 @@ npk_status npk_elf_load(npk_machine *m, const uint8_t *b, size_t n, const char *
                             "%s: truncated: segment %u needs bytes %u..%llu but the file has "
                             "%zu",
                             name, i, off, (unsigned long long)off + filesz, n);
-        npk_status st = t->load_elf_segment(m, m->state, vaddr, b + off, filesz, memsz);
-        if (st != NPK_OK)
-            return st;
-        loads++;
+        if (count == max)
+            return npk_fail(m, NPK_ERR_FORMAT, "%s: more than %zu loadable segments", name,
+                            max);
+        seg[count++] = (npk_elf_segment){vaddr, b + off, filesz, memsz, (flags & 1) != 0};
     }
-    if (!loads)
+    if (!count)
         return npk_fail(m, NPK_ERR_FORMAT, "%s: no loadable (PT_LOAD) segment", name);
+    *n_seg = count;
+    *entry = rd32(b + 24);
+    return NPK_OK;
+}
+
+npk_status npk_elf_load(npk_machine *m, const uint8_t *b, size_t n, const char *name)
+{
+    npk_elf_segment seg[NPK_ELF_MAX_SEGMENTS];
+    size_t count;
+    uint64_t entry;
+    npk_status st = npk_elf_segments(m, b, n, name, seg, NPK_ELF_MAX_SEGMENTS, &count, &entry);
+    for (size_t i = 0; st == NPK_OK && i < count; i++)
+        st = m->target->load_elf_segment(m, m->state, seg[i].vaddr, seg[i].bytes, seg[i].filesz,
+                                         seg[i].memsz);
+    if (st != NPK_OK)
+        return st;
+    const npk_target *t = m->target;
     if (t->set_entry) {
-        npk_status st = t->set_entry(m, m->state, entry);
+        st = t->set_entry(m, m->state, entry);
         if (st != NPK_OK)
             return st;
     }

@@ -124,6 +124,22 @@ expect 7 "" -- "$NPK" run -t toy --write data:"$T/seven.bin" "$T/wr.s"
 expect 125 "no symbol 'nodata'" -- "$NPK" run -t toy --write nodata:"$T/seven.bin" "$T/wr.s"
 expect 125 "expected SYMBOL:FILE" -- "$NPK" run -t toy --write data "$T/wr.s"
 
+# --- rvnpu firmware (when the firmware toolchain built it) ---
+FW=$(dirname "$NPK")/firmware
+if [ -f "$FW/hello.elf" ]; then
+  expect 0 "hello from rvnpu firmware (write)" -- "$NPK" run -t rvnpu "$FW/hello.elf"
+  expect 0 "hello from rvnpu firmware (write)" -- "$NPK" run "$FW/hello.elf"
+  expect 0 "80000000:  80100137  lui sp, 0x80100" -- "$NPK" disasm "$FW/hello.elf"
+  expect 0 "; segment at 0x80000000" -- "$NPK" disasm -t rvnpu "$FW/hello.elf"
+  n=$(stat -c %s "$FW/hello.elf")
+  "$NPK" disasm "$FW/hello.elf" | tail -1 | grep -q "\.byte\|  [a-z]" && ok || bad "disasm of an ELF shows no last line"
+  head -c 100 "$FW/hello.elf" >"$T/trunc2.elf"
+  expect 1 "truncated" -- "$NPK" disasm -t rvnpu "$T/trunc2.elf"
+  expect 125 "truncated" -- "$NPK" run -t rvnpu "$T/trunc2.elf"
+  expect 125 "ELF class 2 is not ELF32 (target rvnpu)" -- "$NPK" run -t rvnpu /bin/true
+  expect 1 "ELF files are not supported" -- "$NPK" disasm -t toy "$FW/hello.elf"
+fi
+
 # --- demo ---
 expect 0 "output as expected" -- "$NPK" demo
 expect 0 "host speed" -- "$NPK" demo toy
