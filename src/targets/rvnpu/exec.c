@@ -211,7 +211,13 @@ static int trap(rvnpu_state *s, npk_stop *stop, uint32_t cause, uint32_t tval, c
 /* ---- the instructions --------------------------------------------------------------------------- */
 
 /* The decoded form of the word at pc, decoding on first use; NULL when pc cannot be fetched. */
-static inline const rvnpu_decoded *fetch(rvnpu_state *s)
+#if defined(__GNUC__)
+#define RVNPU_HOT static inline __attribute__((always_inline))
+#else
+#define RVNPU_HOT static inline
+#endif
+
+RVNPU_HOT const rvnpu_decoded *fetch(rvnpu_state *s)
 {
     uint32_t off = s->pc - RVNPU_RAM_BASE;
     if (off >= s->ram_size || (off & 3))
@@ -261,7 +267,7 @@ static int do_ecall(rvnpu_state *s, npk_stop *stop)
 
 /* Execute one decoded instruction at s->pc. *taken reports a taken branch or jump and
  * *elements the NPU elements processed (for timing and statistics). */
-static inline int exec_one(rvnpu_state *s, const rvnpu_decoded *d, npk_stop *stop, int *taken,
+RVNPU_HOT int exec_one(rvnpu_state *s, const rvnpu_decoded *d, npk_stop *stop, int *taken,
                            uint32_t *elements)
 {
     uint32_t a = X(d->rs1), b = X(d->rs2), pc = s->pc, next = pc + 4;
@@ -515,7 +521,7 @@ static int check_tohost(npk_machine *m, rvnpu_state *s, npk_stop *stop, uint32_t
     return 1;
 }
 
-static inline int step(npk_machine *m, rvnpu_state *s, npk_stop *stop, const rvnpu_decoded **dp,
+RVNPU_HOT int step(npk_machine *m, rvnpu_state *s, npk_stop *stop, const rvnpu_decoded **dp,
                        int *taken, uint32_t *elements)
 {
     const rvnpu_decoded *d = fetch(s);
@@ -570,7 +576,7 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
         }
         n++;
         rvnpu_op op = (rvnpu_op)d->op;
-        npk_event ev = {.pc = pc, .mnemonic = op, .unit = rvnpu_unit_of(op)};
+        npk_event ev = {.pc = pc, .mnemonic = op, .unit = s->unit_of[op]};
         uint8_t bytes[4] = {(uint8_t)word, (uint8_t)(word >> 8), (uint8_t)(word >> 16),
                             (uint8_t)(word >> 24)};
         ev.word = bytes;
@@ -585,7 +591,7 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
         default: o->extra[RVNPU_X_RV32I]++; break;
         }
         if (ev.unit == RVNPU_U_LSU) {
-            if (strstr(rvnpu_insns[op].operands, "mem_s"))
+            if (s->is_store[op])
                 o->extra[RVNPU_X_STORES]++;
             else
                 o->extra[RVNPU_X_LOADS]++;

@@ -131,6 +131,12 @@ static npk_status rvnpu_create(npk_machine *m, const npk_config *cfg_in, void **
 {
     npk_config *cfg = (npk_config *)cfg_in;
     rvnpu_state *s = calloc(1, sizeof *s);
+    if (s) {
+        for (unsigned op = 0; op <= RVNPU_N_OPS; op++) {
+            s->unit_of[op] = (uint8_t)rvnpu_unit_of((rvnpu_op)op);
+            s->is_store[op] = op < RVNPU_N_OPS && strstr(rvnpu_insns[op].operands, "mem_s");
+        }
+    }
     if (!s)
         return npk_fail(m, NPK_ERR_NOMEM, "rvnpu: out of memory");
     for (int i = 0; i < RVNPU_MAX_FILES; i++)

@@ -139,6 +139,9 @@ typedef struct rvnpu_state {
     int host_fd[RVNPU_MAX_FILES];    /* guest fd 3+i -> host fd, -1 free */
     /* timing model state (observed runs only) */
     uint64_t next_issue, ready[64];
+    /* per op, computed once at creation for the observed loop: timing unit, and whether a
+     * memory access writes (stores) */
+    uint8_t unit_of[RVNPU_N_OPS + 1], is_store[RVNPU_N_OPS + 1];
 } rvnpu_state;
 
 /* Memory system (exec.c): whole-access region check, loads and stores as the guest sees them

@@ -15,7 +15,7 @@ void rvnpu_timing(rvnpu_state *s, const rvnpu_decoded *d, int taken, uint32_t el
     for (int i = 0; i < 3; i++)
         if (d->src[i] != RVNPU_NOREG && d->src[i] != 0 && s->ready[d->src[i]] > want)
             want = s->ready[d->src[i]];
-    rvnpu_unit u = rvnpu_unit_of((rvnpu_op)d->op);
+    rvnpu_unit u = (rvnpu_unit)s->unit_of[d->op];
     uint64_t lat = s->lat[u];
     if (u == RVNPU_U_NPU && elements > 1)
         lat += (uint64_t)s->lat_npu_elem * elements;
