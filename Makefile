@@ -41,7 +41,8 @@ test-exhaustive: build
 
 bench: build
 	$(CMAKE) --build $(BUILD) -j $(JOBS) --target npk_benches
-	./$(BUILD)/bench/num/bench_num
+	$(BUILD)/bench/num/bench_num
+	$(BUILD)/bench/rvnpu/bench_rvnpu
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD)

@@ -1,0 +1,395 @@
+/* rvnpu simulation speed: each benchmark firmware runs on npukit (once with statistics for the
+ * retired-instruction count, then timed on the fast path with no observers) and under
+ * qemu-riscv32 (Debian qemu-user) in the same command; MIPS = that count / wall time.
+ * Usage: bench_rvnpu [--runs N] [COMPUTE.elf GEMM.elf GEMM_NPU.elf]   (default: the build's) */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "npukit/npukit.h"
+
+#ifndef BENCH_COMPUTE_ELF
+#define BENCH_COMPUTE_ELF ""
+#endif
+#ifndef BENCH_GEMM_ELF
+#define BENCH_GEMM_ELF ""
+#endif
+#ifndef BENCH_GEMM_NPU_ELF
+#define BENCH_GEMM_NPU_ELF ""
+#endif
+
+#define GOAL_MIPS 600.0
+#define GOAL_RATIO 0.25
+#define QEMU "qemu-riscv32"
+
+extern char **environ;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int read_file(const char *path, unsigned char **data, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = malloc(cap);
+    for (;;) {
+        if (!buf) {
+            fclose(f);
+            return -1;
+        }
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        unsigned char *bigger = realloc(buf, cap * 2);
+        if (!bigger)
+            free(buf);
+        buf = bigger;
+        cap *= 2;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return -1;
+    }
+    *data = buf;
+    *size = n;
+    return 0;
+}
+
+/* One npukit run of an ELF. Guest stdout is collected into *out (malloc'd); *insns gets the
+ * retired count when `stats` is on. Returns the wall time of npk_run alone, or -1. */
+static double npukit_run(const char *name, const unsigned char *elf, size_t elf_size, int stats,
+                         char **out, uint64_t *insns)
+{
+    char err[256];
+    npk_machine *m = NULL;
+    char *text = NULL;
+    size_t text_len = 0;
+    double t = -1;
+    FILE *cap = open_memstream(&text, &text_len);
+    if (!cap) {
+        perror("open_memstream");
+        return -1;
+    }
+    if (npk_create(&m, "rvnpu", NULL, err, sizeof err) != NPK_OK) {
+        fprintf(stderr, "%s: npk_create: %s\n", name, err);
+        goto done;
+    }
+    npk_set_output(m, cap, stderr);
+    if (npk_load_elf(m, elf, elf_size, name) != NPK_OK ||
+        (stats && npk_stats_enable(m, 1) != NPK_OK)) {
+        fprintf(stderr, "%s: %s\n", name, npk_error(m));
+        goto done;
+    }
+    npk_stop stop;
+    double t0 = now();
+    npk_status st = npk_run(m, 0, &stop);
+    double t1 = now();
+    if (st != NPK_OK) {
+        fprintf(stderr, "%s: npk_run: %s\n", name, npk_error(m));
+        goto done;
+    }
+    if (stop.reason != NPK_STOP_EXIT || stop.exit_code != 0) {
+        fprintf(stderr, "%s: did not exit with status 0 on npukit: %s\n", name, stop.message);
+        goto done;
+    }
+    if (stats) {
+        npk_stats s;
+        if (npk_stats_get(m, &s) != NPK_OK) {
+            fprintf(stderr, "%s: %s\n", name, npk_error(m));
+            goto done;
+        }
+        *insns = s.insns;
+    }
+    t = t1 - t0;
+done:
+    npk_destroy(m);
+    fclose(cap);
+    if (t >= 0)
+        *out = text;
+    else
+        free(text);
+    return t;
+}
+
+/* Run argv with stdout captured into *out (malloc'd). Returns the wall time from spawn to
+ * exit, or -1 if the program could not run or exited non-zero. */
+static double spawn_run(char *const argv[], char **out)
+{
+    int fd[2];
+    if (pipe(fd) != 0) {
+        perror("pipe");
+        return -1;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+    posix_spawn_file_actions_addclose(&fa, fd[0]);
+    posix_spawn_file_actions_addclose(&fa, fd[1]);
+    pid_t pid;
+    double t0 = now();
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fd[1]);
+    if (rc != 0) {
+        fprintf(stderr, "%s: %s\n", argv[0], strerror(rc));
+        close(fd[0]);
+        return -1;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf)
+            break;
+        if (n + 1 == cap) {
+            char *bigger = realloc(buf, cap * 2);
+            if (!bigger) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+        ssize_t r = read(fd[0], buf + n, cap - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    double t1 = now();
+    if (!buf)
+        return -1;
+    buf[n] = 0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "%s %s: exited abnormally (status 0x%x)\n", argv[0],
+                argv[1] ? argv[1] : "", (unsigned)status);
+        free(buf);
+        return -1;
+    }
+    *out = buf;
+    return t1 - t0;
+}
+
+static int on_path(const char *prog)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/bin:/bin";
+    while (*path) {
+        size_t len = strcspn(path, ":");
+        char full[4096];
+        if (len > 0 && len + strlen(prog) + 2 < sizeof full) {
+            memcpy(full, path, len);
+            full[len] = '/';
+            strcpy(full + len + 1, prog);
+            if (access(full, X_OK) == 0)
+                return 1;
+        }
+        path += len;
+        if (*path == ':')
+            path++;
+    }
+    return 0;
+}
+
+static void print_machine(void)
+{
+    struct utsname u;
+    char model[256] = "unknown CPU";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "model name", 10) == 0) {
+                char *v = strchr(line, ':');
+                if (v) {
+                    v += 1 + strspn(v + 1, " \t");
+                    v[strcspn(v, "\n")] = 0;
+                    snprintf(model, sizeof model, "%s", v);
+                }
+                break;
+            }
+        }
+        fclose(f);
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("machine: %s, %s, %ld cores\n", uname(&u) == 0 ? u.machine : "unknown", model, cores);
+}
+
+typedef struct result {
+    uint64_t insns;
+    double npk_s;   /* best npukit wall time */
+    double qemu_s;  /* best qemu wall time, 0 when not measured */
+    char *out;      /* guest stdout on npukit */
+} result;
+
+/* Count, check and time one firmware. Returns 0 when everything agreed. */
+static int bench_one(const char *label, const char *path, int runs, int with_qemu, result *r)
+{
+    unsigned char *elf;
+    size_t elf_size;
+    memset(r, 0, sizeof *r);
+    if (!path[0] || read_file(path, &elf, &elf_size) != 0) {
+        fprintf(stderr, "%s: cannot read firmware '%s' (build it with `make bench`; it needs the "
+                        "Debian packages clang and lld)\n", label, path);
+        return 1;
+    }
+    int bad = 0;
+    if (npukit_run(label, elf, elf_size, 1, &r->out, &r->insns) < 0) {
+        bad = 1;
+        goto done;
+    }
+    for (int i = 0; i < runs && !bad; i++) {
+        char *out = NULL;
+        uint64_t unused = 0;
+        double t = npukit_run(label, elf, elf_size, 0, &out, &unused);
+        if (t < 0) {
+            bad = 1;
+        } else if (strcmp(out, r->out) != 0) {
+            fprintf(stderr, "%s: npukit output differs between runs\n", label);
+            bad = 1;
+        } else if (r->npk_s == 0 || t < r->npk_s) {
+            r->npk_s = t;
+        }
+        free(out);
+    }
+    for (int i = 0; i < runs && with_qemu && !bad; i++) {
+        char *argv[] = {QEMU, (char *)path, NULL};
+        char *out = NULL;
+        double t = spawn_run(argv, &out);
+        if (t < 0) {
+            bad = 1;
+        } else if (strcmp(out, r->out) != 0) {
+            fprintf(stderr, "%s: output differs:\n  npukit:       %s  qemu-riscv32: %s", label,
+                    r->out, out);
+            bad = 1;
+        } else if (r->qemu_s == 0 || t < r->qemu_s) {
+            r->qemu_s = t;
+        }
+        free(out);
+    }
+done:
+    free(elf);
+    return bad;
+}
+
+static double mips(const result *r, double s)
+{
+    return s > 0 ? (double)r->insns / s / 1e6 : 0;
+}
+
+static void print_line(const char *label, const result *r, int goal)
+{
+    printf("%s: %.1f M instructions; npukit %.0f MIPS", label, (double)r->insns / 1e6,
+           mips(r, r->npk_s));
+    if (r->qemu_s > 0)
+        printf(", %s %.0f MIPS, ratio %.2f", QEMU, mips(r, r->qemu_s), r->qemu_s / r->npk_s);
+    if (goal)
+        printf(" (goal >= %.2f / %.0f MIPS)", GOAL_RATIO, GOAL_MIPS);
+    printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *paths[3] = {BENCH_COMPUTE_ELF, BENCH_GEMM_ELF, BENCH_GEMM_NPU_ELF};
+    int runs = 3, np = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+            runs = atoi(argv[++i]);
+            if (runs < 1)
+                runs = 1;
+        } else if (argv[i][0] != '-' && np < 3) {
+            paths[np++] = argv[i];
+        } else {
+            fprintf(stderr, "usage: %s [--runs N] [COMPUTE.elf GEMM.elf GEMM_NPU.elf]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (np != 0 && np != 3) {
+        fprintf(stderr, "%s: give all three firmware ELFs or none\n", argv[0]);
+        return 2;
+    }
+
+    int have_qemu = on_path(QEMU);
+    print_machine();
+    if (!have_qemu)
+        printf("%s not found on PATH: npukit figures only (install the Debian package qemu-user)\n",
+               QEMU);
+    if (have_qemu) {
+        char *vargv[] = {QEMU, "--version", NULL};
+        char *ver = NULL;
+        if (spawn_run(vargv, &ver) >= 0) {
+            ver[strcspn(ver, "\n")] = 0;
+            printf("reference: %s\n", ver);
+            free(ver);
+        }
+    }
+    printf("timing: best of %d wall-clock runs each; MIPS = npukit's retired count / time%s\n",
+           runs, have_qemu ? " (qemu's time includes its startup)" : "");
+    fflush(stdout);
+
+    result compute, gemm, npu;
+    int bad = 0;
+    bad |= bench_one("compute", paths[0], runs, have_qemu, &compute);
+    if (!bad)
+        print_line("compute", &compute, 1);
+    fflush(stdout);
+    int bad_gemm = bench_one("gemm_i8", paths[1], runs, have_qemu, &gemm);
+    if (!bad_gemm)
+        print_line("gemm_i8", &gemm, 0);
+    fflush(stdout);
+    int bad_npu = bench_one("gemm_i8_npu", paths[2], runs, 0, &npu);
+    if (!bad_npu && !bad_gemm) {
+        if (strcmp(npu.out, gemm.out) != 0) {
+            fprintf(stderr, "gemm_i8_npu: output differs from the plain GEMM:\n"
+                            "  plain: %s  npu:   %s", gemm.out, npu.out);
+            bad_npu = 1;
+        } else {
+            printf("gemm_i8_npu (NPU_VMAC, npukit only): %.2f M instructions, %.1fx fewer "
+                   "than plain; npukit %.0f MIPS, %.3f s vs %.3f s plain (%.1fx faster), "
+                   "same checksum\n",
+                   (double)npu.insns / 1e6, (double)gemm.insns / (double)npu.insns,
+                   mips(&npu, npu.npk_s), npu.npk_s, gemm.npk_s, gemm.npk_s / npu.npk_s);
+        }
+    }
+    bad |= bad_gemm | bad_npu;
+
+    if (!bad && have_qemu) {
+        double m = mips(&compute, compute.npk_s), ratio = compute.qemu_s / compute.npk_s;
+        printf("goal (compute >= %.0f MIPS and >= %.2f of qemu): %s (%.0f MIPS, ratio %.2f)\n",
+               GOAL_MIPS, GOAL_RATIO, m >= GOAL_MIPS && ratio >= GOAL_RATIO ? "met" : "NOT met", m,
+               ratio);
+    }
+    if (!have_qemu) {
+        printf("%s not found: install the Debian package qemu-user for the reference figures\n",
+               QEMU);
+        bad = 1;
+    }
+    free(compute.out);
+    free(gemm.out);
+    free(npu.out);
+    return bad ? 1 : 0;
+}
