@@ -56,9 +56,24 @@ static unsigned long npk_test_pass, npk_test_fail;
         }                                                                                   \
     } while (0)
 
+/* A check with a printf-style message, for loops over many cases: only the first 40
+ * failures are printed, all are counted. */
+static unsigned long npk_test_printed;
+#define NPK_REPORT(ok, ...)                                                                 \
+    do {                                                                                    \
+        if (ok) {                                                                           \
+            npk_test_pass++;                                                                \
+        } else {                                                                            \
+            npk_test_fail++;                                                                \
+            if (npk_test_printed++ < 40)                                                    \
+                fprintf(stderr, __VA_ARGS__);                                               \
+        }                                                                                   \
+    } while (0)
+
 /* Print the closing line and return the process exit status. */
 static inline int npk_test_done(void)
 {
+    (void)npk_test_printed;
     printf("%lu passed, %lu failed\n", npk_test_pass, npk_test_fail);
     return npk_test_fail ? 1 : 0;
 }

@@ -329,6 +329,11 @@ typedef struct npk_asm_opts {
 
 /* Assemble `len` bytes of source named `name` (diagnostics, .include base). Returns NULL
  * only when out of memory; check npk_asm_result_errors. */
+/* For a target's assemble call: 0 with *out = r when the run had no errors; otherwise frees
+ * r and returns its error count, or 1 (after saying so on diag) when r is NULL, i.e. the
+ * run ran out of memory. `name` is used in that message. */
+int npk_asm_result_check(npk_asm_result *r, const char *name, FILE *diag,
+                         npk_asm_result **out);
 npk_asm_result *npk_asm_run(const npk_asm_target *t, void *user, const char *source,
                             size_t len, const char *name, const npk_asm_opts *opts);
 npk_asm_result *npk_asm_run_file(const npk_asm_target *t, void *user, const char *path,

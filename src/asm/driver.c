@@ -805,3 +805,20 @@ void npk_asm_result_free(npk_asm_result *r)
     free(r->by_name);
     free(r);
 }
+
+int npk_asm_result_check(npk_asm_result *r, const char *name, FILE *diag, npk_asm_result **out)
+{
+    *out = NULL;
+    if (!r) {
+        if (diag)
+            fprintf(diag, "%s: error: out of memory\n", name ? name : "<input>");
+        return 1;
+    }
+    unsigned e = npk_asm_result_errors(r);
+    if (e) {
+        npk_asm_result_free(r);
+        return (int)e;
+    }
+    *out = r;
+    return 0;
+}

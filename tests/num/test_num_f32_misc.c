@@ -8,18 +8,8 @@
 #include "oracle.h"
 #include "test.h"
 
-static unsigned long nprint;
 
-#define REPORT(ok, ...)                                                                     \
-    do {                                                                                    \
-        if (ok) {                                                                           \
-            npk_test_pass++;                                                                \
-        } else {                                                                            \
-            npk_test_fail++;                                                                \
-            if (nprint++ < 40)                                                              \
-                fprintf(stderr, __VA_ARGS__);                                               \
-        }                                                                                   \
-    } while (0)
+#define REPORT NPK_REPORT
 
 /* Oracle for min/max: number = minimumNumber/maximumNumber (RISC-V), else minimum/maximum. */
 static uint32_t minmax_oracle(uint32_t a, uint32_t b, int want_max, int number, unsigned *fl)

@@ -9,18 +9,8 @@
 #include "oracle.h"
 #include "test.h"
 
-static unsigned long nprint;
 
-#define REPORT(ok, ...)                                                                     \
-    do {                                                                                    \
-        if (ok) {                                                                           \
-            npk_test_pass++;                                                                \
-        } else {                                                                            \
-            npk_test_fail++;                                                                \
-            if (nprint++ < 40)                                                              \
-                fprintf(stderr, __VA_ARGS__);                                               \
-        }                                                                                   \
-    } while (0)
+#define REPORT NPK_REPORT
 
 /* x rounded to an integer (double) by mode. */
 static double round_int(double x, int rm)

@@ -10,18 +10,8 @@
 #include "oracle.h"
 #include "test.h"
 
-static unsigned long nprint;
 
-#define REPORT(ok, ...)                                                                     \
-    do {                                                                                    \
-        if (ok) {                                                                           \
-            npk_test_pass++;                                                                \
-        } else {                                                                            \
-            npk_test_fail++;                                                                \
-            if (nprint++ < 40)                                                              \
-                fprintf(stderr, __VA_ARGS__);                                               \
-        }                                                                                   \
-    } while (0)
+#define REPORT NPK_REPORT
 
 static const orc_fmt *const fmts[3] = {&ORC_BF16, &ORC_E4M3, &ORC_E5M2};
 static orc_tab tabs[3];

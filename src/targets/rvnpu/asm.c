@@ -616,19 +616,7 @@ int rvnpu_assemble(const char *source, size_t len, const char *name, FILE *diag,
     ra_state st = {NULL, 0, 0};
     npk_asm_result *r = npk_asm_run(&ra_target, &st, source, len, name, &o);
     free(st.wide);
-    *out = NULL;
-    if (!r) {
-        if (diag)
-            fprintf(diag, "%s: error: out of memory\n", name ? name : "<input>");
-        return 1;
-    }
-    unsigned e = npk_asm_result_errors(r);
-    if (e) {
-        npk_asm_result_free(r);
-        return (int)e;
-    }
-    *out = r;
-    return 0;
+    return npk_asm_result_check(r, name, diag, out);
 }
 
 npk_status rvnpu_assemble_image(npk_machine *m, const char *source, const char *name,

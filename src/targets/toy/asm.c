@@ -188,39 +188,20 @@ const npk_asm_target *toy_asm_target(void)
     return &ta_target;
 }
 
-static int finish(npk_asm_result *r, npk_asm_result **out)
-{
-    *out = NULL;
-    if (!r)
-        return 1;
-    unsigned e = npk_asm_result_errors(r);
-    if (e) {
-        npk_asm_result_free(r);
-        return (int)e;
-    }
-    *out = r;
-    return 0;
-}
-
 int toy_assemble(const char *source, size_t len, const char *name, FILE *diag,
                  npk_asm_result **out)
 {
     npk_asm_opts o = {0};
     o.diag = diag;
-    npk_asm_result *r = npk_asm_run(&ta_target, NULL, source, len, name, &o);
-    if (!r && diag)
-        fprintf(diag, "%s: error: out of memory\n", name ? name : "<input>");
-    return finish(r, out);
+    return npk_asm_result_check(npk_asm_run(&ta_target, NULL, source, len, name, &o), name,
+                                diag, out);
 }
 
 int toy_assemble_file(const char *path, FILE *diag, npk_asm_result **out)
 {
     npk_asm_opts o = {0};
     o.diag = diag;
-    npk_asm_result *r = npk_asm_run_file(&ta_target, NULL, path, &o);
-    if (!r && diag)
-        fprintf(diag, "%s: error: out of memory\n", path ? path : "<input>");
-    return finish(r, out);
+    return npk_asm_result_check(npk_asm_run_file(&ta_target, NULL, path, &o), path, diag, out);
 }
 
 npk_status toy_assemble_image(npk_machine *m, const char *source, const char *name, FILE *diag,
