@@ -4,15 +4,8 @@
 #include "targets/rvnpu/rvnpu.h"
 
 const rvnpu_csr_info rvnpu_csrs[] = {
-    {"fflags", 0x001, 1},   {"frm", 0x002, 1},       {"fcsr", 0x003, 1},
-    {"cycle", 0xC00, 0},    {"time", 0xC01, 0},      {"instret", 0xC02, 0},
-    {"cycleh", 0xC80, 0},   {"timeh", 0xC81, 0},     {"instreth", 0xC82, 0},
-    {"mcycle", 0xB00, 1},   {"minstret", 0xB02, 1},  {"mcycleh", 0xB80, 1},
-    {"minstreth", 0xB82, 1}, {"mstatus", 0x300, 1},  {"misa", 0x301, 1},
-    {"mie", 0x304, 1},      {"mtvec", 0x305, 1},     {"mscratch", 0x340, 1},
-    {"mepc", 0x341, 1},     {"mcause", 0x342, 1},    {"mtval", 0x343, 1},
-    {"mip", 0x344, 1},      {"mvendorid", 0xF11, 0}, {"marchid", 0xF12, 0},
-    {"mimpid", 0xF13, 0},   {"mhartid", 0xF14, 0},
+#define RVNPU_CSR(name, addr, writable) {name, addr, writable},
+#include "targets/rvnpu/isa.def"
 };
 const size_t rvnpu_n_csrs = sizeof rvnpu_csrs / sizeof rvnpu_csrs[0];
 

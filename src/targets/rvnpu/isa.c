@@ -24,13 +24,14 @@ const char *const rvnpu_kind_names[RVNPU_N_KINDS] = {
     "uimm20", "pcrel13", "pcrel21", "csr", "zimm", "mem_i", "mem_s", "rm"};
 
 const char *const rvnpu_xnames[32] = {
-    "zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0", "a1", "a2", "a3", "a4", "a5",
-    "a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6"};
+#define RVNPU_XREG(num, abi) [num] = abi,
+#include "targets/rvnpu/isa.def"
+};
 
 const char *const rvnpu_fnames[32] = {
-    "ft0", "ft1", "ft2", "ft3", "ft4", "ft5", "ft6", "ft7", "fs0", "fs1", "fa0",
-    "fa1", "fa2", "fa3", "fa4", "fa5", "fa6", "fa7", "fs2", "fs3", "fs4", "fs5",
-    "fs6", "fs7", "fs8", "fs9", "fs10", "fs11", "ft8", "ft9", "ft10", "ft11"};
+#define RVNPU_FREG(num, abi) [num] = abi,
+#include "targets/rvnpu/isa.def"
+};
 
 /* rm field values; 5 and 6 are reserved (NULL). */
 const char *const rvnpu_rm_names[8] = {"rne", "rtz", "rdn", "rup", "rmm", NULL, NULL, "dyn"};

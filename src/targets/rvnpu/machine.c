@@ -33,18 +33,11 @@ enum { REG_PC = 0, REG_X = 1, REG_F = 33, REG_FCSR = 65, REG_MSTATUS, REG_MTVEC,
        REG_MCAUSE, REG_MTVAL, REG_MINSTRET, N_REGS };
 static const npk_reg_info reg_table[N_REGS] = {
     {"pc", 32},
-#define XR(n) {n, 32}
-    XR("zero"), XR("ra"), XR("sp"), XR("gp"), XR("tp"), XR("t0"), XR("t1"), XR("t2"), XR("s0"),
-    XR("s1"), XR("a0"), XR("a1"), XR("a2"), XR("a3"), XR("a4"), XR("a5"), XR("a6"), XR("a7"),
-    XR("s2"), XR("s3"), XR("s4"), XR("s5"), XR("s6"), XR("s7"), XR("s8"), XR("s9"), XR("s10"),
-    XR("s11"), XR("t3"), XR("t4"), XR("t5"), XR("t6"),
-    XR("ft0"), XR("ft1"), XR("ft2"), XR("ft3"), XR("ft4"), XR("ft5"), XR("ft6"), XR("ft7"),
-    XR("fs0"), XR("fs1"), XR("fa0"), XR("fa1"), XR("fa2"), XR("fa3"), XR("fa4"), XR("fa5"),
-    XR("fa6"), XR("fa7"), XR("fs2"), XR("fs3"), XR("fs4"), XR("fs5"), XR("fs6"), XR("fs7"),
-    XR("fs8"), XR("fs9"), XR("fs10"), XR("fs11"), XR("ft8"), XR("ft9"), XR("ft10"), XR("ft11"),
-    XR("fcsr"), XR("mstatus"), XR("mtvec"), XR("mepc"), XR("mcause"), XR("mtval"),
+#define RVNPU_XREG(num, abi) {abi, 32},
+#define RVNPU_FREG(num, abi) {abi, 32},
+#include "targets/rvnpu/isa.def"
+    {"fcsr", 32}, {"mstatus", 32}, {"mtvec", 32}, {"mepc", 32}, {"mcause", 32}, {"mtval", 32},
     {"minstret", 64},
-#undef XR
 };
 
 /* ---- the NPU's view of the bus -------------------------------------------------------------- */
