@@ -22,7 +22,7 @@ static void cell(const char *s)
 int main(void)
 {
     printf("# rvnpu ISA reference\n\n"
-           "Generated from `src/targets/rvnpu/isa.def` and `csr.c` by `rvnpu_isadoc`; do not "
+           "Generated from `src/targets/rvnpu/isa.def` by `rvnpu_isadoc`; do not "
            "edit by hand.\nThe target itself is described in [rvnpu.md](rvnpu.md), the NPU "
            "semantics in\n[rvnpu-npu.md](rvnpu-npu.md) and the contract in the rvnpu "
            "specification.\n\n"
