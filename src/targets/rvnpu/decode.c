@@ -8,6 +8,8 @@
 
 #include "targets/rvnpu/rvnpu.h"
 
+_Static_assert(RVNPU_OP_ILLEGAL < 256, "rvnpu_decoded.op is 8 bits");
+
 static int illegal(rvnpu_decoded *d, char *why, size_t n, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
@@ -105,8 +107,10 @@ int rvnpu_decode(uint32_t w, int rev2, rvnpu_decoded *d, char *why, size_t why_s
         if (ns > 3)
             ns = 3;
     }
-    if (d->dst == 0)
+    if (d->dst == 0) {
         d->dst = RVNPU_NOREG; /* x0 */
-    d->op = (uint16_t)i;
+        d->rd = RVNPU_X_SINK;
+    }
+    d->op = (uint8_t)i;
     return 0;
 }

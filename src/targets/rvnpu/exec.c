@@ -28,12 +28,12 @@ void rvnpu_invalidate(rvnpu_state *s, uint32_t off, uint32_t len)
         return;
     uint32_t last = off + len - 1;
     for (uint32_t pg = off / RVNPU_PAGE; pg <= last / RVNPU_PAGE; pg++) {
-        if (!s->code_pages[pg])
+        if (!(s->code_pages[pg] & RVNPU_PAGE_CODE))
             continue; /* nothing decoded there: the common case for data */
         uint32_t lo = pg * RVNPU_PAGE > off ? pg * RVNPU_PAGE : off;
         uint32_t hi = (pg + 1) * RVNPU_PAGE - 1 < last ? (pg + 1) * RVNPU_PAGE - 1 : last;
         for (uint32_t i = lo >> 2; i <= hi >> 2; i++)
-            s->dcache[i].cached = 0;
+            s->dcache[i].h = 0;
     }
     if (s->has_tohost) {
         uint32_t t = s->tohost - RVNPU_RAM_BASE;
@@ -181,22 +181,30 @@ static void describe(rvnpu_state *s, uint32_t pc, char *out, size_t n)
  * instruction does not retire); without one, stop with the §11.8 diagnostic. */
 static int trap(rvnpu_state *s, npk_stop *stop, uint32_t cause, uint32_t tval, const char *extra)
 {
-    if (s->mtvec & ~3u) {
+    uint32_t vec = s->mtvec & ~3u, voff = vec - RVNPU_RAM_BASE;
+    if (vec && voff < s->ram_size && s->ram_size - voff >= 4 && s->pc != vec) {
         s->mepc = s->pc;
         s->mcause = cause;
         s->mtval = tval;
         s->mpie = s->mie;
         s->mie = 0;
-        s->pc = s->mtvec & ~3u;
+        s->pc = vec;
         return TRAPPED;
     }
-    char where[256];
+    /* No vector, one that could never fetch, or a trap at the vector itself: entering it would
+     * trap again forever. */
+    char where[256], vtext[96];
     describe(s, s->pc, where, sizeof where);
+    if (vec && s->pc == vec)
+        snprintf(vtext, sizeof vtext, "the trap vector (mtvec = 0x%08x) itself trapped", vec);
+    else if (vec)
+        snprintf(vtext, sizeof vtext, "trap vector mtvec = 0x%08x is outside RAM", vec);
+    else
+        snprintf(vtext, sizeof vtext, "no trap vector (mtvec = 0)");
     npk_stop_set(stop, NPK_STOP_FAULT, s->pc,
-                 "%s (mcause %u) at %s; mtval 0x%08x; %llu instructions retired%s%s; no trap "
-                 "vector (mtvec = 0)",
+                 "%s (mcause %u) at %s; mtval 0x%08x; %llu instructions retired%s%s; %s",
                  cause_name(cause), cause, where, tval, (unsigned long long)s->retired,
-                 extra ? "; " : "", extra ? extra : "");
+                 extra ? "; " : "", extra ? extra : "", vtext);
     uint32_t w;
     if (fetch_word(s, s->pc, &w) == 0) {
         stop->insn[0] = w;
@@ -210,24 +218,57 @@ static int trap(rvnpu_state *s, npk_stop *stop, uint32_t cause, uint32_t tval, c
 
 /* ---- the instructions --------------------------------------------------------------------------- */
 
-/* The decoded form of the word at pc, decoding on first use; NULL when pc cannot be fetched. */
 #if defined(__GNUC__)
 #define RVNPU_HOT static inline __attribute__((always_inline))
+#define RVNPU_COLD static __attribute__((noinline))
 #else
 #define RVNPU_HOT static inline
+#define RVNPU_COLD static
 #endif
 
+/* The fast loop's handler index h of a cache entry: 1 + op for the plain handler, H_SLOW for
+ * an entry it must always hand to exec_one() (a pc-relative jump whose target is misaligned
+ * or outside RAM), plus H_VAR times a variant: 1 when the previous word writes this
+ * instruction's rs1 (rd != x0), 2 when it writes rs2. Reached in sequence from that previous
+ * instruction, a variant takes the operand from the host register that still holds the
+ * result instead of reloading it from x[] (a store-to-load round trip on the critical path);
+ * reached any other way, it runs the plain handler. */
+#define H_SLOW (RVNPU_OP_ILLEGAL + 2)
+#define H_VAR (H_SLOW + 1)
+#define H_COUNT (3 * H_VAR)
+
+/* Fill decode-cache entry i (RAM word i) from the word in RAM. */
+static void decode_into(rvnpu_state *s, rvnpu_decoded *d, uint32_t i)
+{
+    rvnpu_decode(ram_get(s->ram + 4 * (size_t)i, 4), s->rev2, d, NULL, 0);
+    unsigned h = d->op + 1u;
+    s->code_pages[i / (RVNPU_PAGE / 4)] |= RVNPU_PAGE_CODE;
+    /* pc-relative targets are known now: the fast loop's JAL and branches need no checks */
+    if (d->op == RVNPU_OP_JAL || (d->op < RVNPU_N_OPS && rvnpu_insns[d->op].fmt == RVNPU_FMT_B)) {
+        int64_t t = (int64_t)i + (d->imm >> 2);
+        if ((d->imm & 3) || t < 0 || t >= (int64_t)(s->ram_size / 4))
+            h = H_SLOW;
+    }
+    if (h != H_SLOW && i > 0) {
+        rvnpu_decoded p;
+        rvnpu_decode(ram_get(s->ram + 4 * (size_t)(i - 1), 4), s->rev2, &p, NULL, 0);
+        if (p.dst < 32) /* writes x[p.rd], p.rd != 0 */
+            h += p.rd == d->rs1 ? H_VAR : p.rd == d->rs2 ? 2 * H_VAR : 0;
+    }
+    d->h = (uint16_t)h;
+    /* the next entry's variant was chosen from this word's earlier contents: choose again */
+    d[1].h = 0;
+}
+
+/* The decoded form of the word at pc, decoding on first use; NULL when pc cannot be fetched. */
 RVNPU_HOT const rvnpu_decoded *fetch(rvnpu_state *s)
 {
     uint32_t off = s->pc - RVNPU_RAM_BASE;
     if (off >= s->ram_size || (off & 3))
         return NULL;
     rvnpu_decoded *d = &s->dcache[off >> 2];
-    if (!d->cached) {
-        rvnpu_decode(rvnpu_load(s, s->pc, 4), s->rev2, d, NULL, 0);
-        d->cached = 1;
-        s->code_pages[off / RVNPU_PAGE] = 1;
-    }
+    if (!d->h)
+        decode_into(s, d, off >> 2);
     return d;
 }
 
@@ -245,7 +286,6 @@ static int illegal_word(rvnpu_state *s, npk_stop *stop)
 }
 
 #define X(r) s->x[r]
-#define SET_X(r, v) (s->x[r] = (v), s->x[0] = 0)
 
 static int do_ecall(rvnpu_state *s, npk_stop *stop)
 {
@@ -265,107 +305,85 @@ static int do_ecall(rvnpu_state *s, npk_stop *stop)
     return trap(s, stop, 11, 0, extra);
 }
 
-/* Execute one decoded instruction at s->pc. *taken reports a taken branch or jump and
- * *elements the NPU elements processed (for timing and statistics). */
+/* Operand macros shared by both includes of exec_ops.h. */
+#define A s->x[d->rs1]
+#define B s->x[d->rs2]
+#define IMM d->imm
+#define F1 s->f[d->rs1]
+#define F2 s->f[d->rs2]
+#define F3 s->f[d->rs3]
+#define WX(v) (s->x[d->rd] = (v))
+#define WF(v) (s->f[d->rd] = (v))
+#define FP_FLAGS(e) (s->fflags |= (e).flags & 0x1F)
+#define EXTEND(v, n, ext)                                                                      \
+    ((ext) == 's' ? ((n) == 1 ? (uint32_t)(int32_t)(int8_t)(v)                                 \
+                              : (n) == 2 ? (uint32_t)(int32_t)(int16_t)(v) : (v))              \
+                  : (v))
+
+/* Execute one decoded instruction at s->pc: everything the fast loop does not finish itself.
+ * *taken reports a taken branch or jump and *elements the NPU elements processed (for timing
+ * and statistics). */
 RVNPU_HOT int exec_one(rvnpu_state *s, const rvnpu_decoded *d, npk_stop *stop, int *taken,
-                           uint32_t *elements)
+                       uint32_t *elements)
 {
-    uint32_t a = X(d->rs1), b = X(d->rs2), pc = s->pc, next = pc + 4;
-    uint32_t ea = a + (uint32_t)d->imm;
-    npk_fenv env;
-    int rm;
+    uint32_t pc = s->pc, next = pc + 4;
     switch ((rvnpu_op)d->op) {
-    case RVNPU_OP_LUI: SET_X(d->rd, (uint32_t)d->imm); break;
-    case RVNPU_OP_AUIPC: SET_X(d->rd, pc + (uint32_t)d->imm); break;
-    case RVNPU_OP_JAL:
-    case RVNPU_OP_JALR: {
-        uint32_t t = d->op == RVNPU_OP_JAL ? pc + (uint32_t)d->imm : ea & ~1u;
-        if (t & 3)
-            return trap(s, stop, 0, t, NULL);
-        SET_X(d->rd, next);
-        next = t;
-        *taken = 1;
-        break;
-    }
-    case RVNPU_OP_BEQ: *taken = a == b; goto branch;
-    case RVNPU_OP_BNE: *taken = a != b; goto branch;
-    case RVNPU_OP_BLT: *taken = (int32_t)a < (int32_t)b; goto branch;
-    case RVNPU_OP_BGE: *taken = (int32_t)a >= (int32_t)b; goto branch;
-    case RVNPU_OP_BLTU: *taken = a < b; goto branch;
-    case RVNPU_OP_BGEU: *taken = a >= b; goto branch;
-    branch:
-        if (*taken) {
-            next = pc + (uint32_t)d->imm;
-            if (next & 3)
-                return trap(s, stop, 0, next, NULL);
-        }
-        break;
-    case RVNPU_OP_LB:
-    case RVNPU_OP_LH:
-    case RVNPU_OP_LW:
-    case RVNPU_OP_LBU:
-    case RVNPU_OP_LHU:
-    case RVNPU_OP_FLW: {
-        unsigned n = 1u << (rvnpu_insns[d->op].match >> 12 & 3); /* funct3 1:0 = log2 size */
-        uint32_t off = ea - RVNPU_RAM_BASE, v;
-        if (off < s->ram_size && n <= s->ram_size - off) {
-            v = ram_get(s->ram + off, n); /* the common case, without calls */
-        } else {
-            if (!rvnpu_mapped(s, ea, n))
-                return trap(s, stop, 5, ea, NULL);
-            v = rvnpu_load(s, ea, n);
-        }
-        switch ((rvnpu_op)d->op) {
-        case RVNPU_OP_LB: v = (uint32_t)(int32_t)(int8_t)v; break;
-        case RVNPU_OP_LH: v = (uint32_t)(int32_t)(int16_t)v; break;
-        case RVNPU_OP_FLW: s->f[d->rd] = v; goto loaded;
-        default: break;
-        }
-        SET_X(d->rd, v);
-    loaded:
-        break;
-    }
-    case RVNPU_OP_SB:
-    case RVNPU_OP_SH:
-    case RVNPU_OP_SW:
-    case RVNPU_OP_FSW: {
-        unsigned n = 1u << (rvnpu_insns[d->op].match >> 12 & 3);
-        uint32_t off = ea - RVNPU_RAM_BASE, v = d->op == RVNPU_OP_FSW ? s->f[d->rs2] : b;
-        if (off < s->ram_size && n <= s->ram_size - off) {
-            ram_put(s->ram + off, v, n);
-            /* only code pages and the tohost word need the slow bookkeeping */
-            if (s->has_tohost || s->code_pages[off / RVNPU_PAGE] ||
-                s->code_pages[(off + n - 1) / RVNPU_PAGE])
-                rvnpu_invalidate(s, off, n);
-        } else {
-            if (!rvnpu_mapped(s, ea, n))
-                return trap(s, stop, 7, ea, NULL);
-            rvnpu_store(s, ea, v, n);
-        }
-        break;
-    }
-    case RVNPU_OP_ADDI: SET_X(d->rd, ea); break;
-    case RVNPU_OP_SLTI: SET_X(d->rd, (int32_t)a < d->imm); break;
-    case RVNPU_OP_SLTIU: SET_X(d->rd, a < (uint32_t)d->imm); break;
-    case RVNPU_OP_XORI: SET_X(d->rd, a ^ (uint32_t)d->imm); break;
-    case RVNPU_OP_ORI: SET_X(d->rd, a | (uint32_t)d->imm); break;
-    case RVNPU_OP_ANDI: SET_X(d->rd, a & (uint32_t)d->imm); break;
-    case RVNPU_OP_SLLI: SET_X(d->rd, a << (d->rs2)); break;
-    case RVNPU_OP_SRLI: SET_X(d->rd, a >> (d->rs2)); break;
-    case RVNPU_OP_SRAI: SET_X(d->rd, (uint32_t)((int32_t)a >> d->rs2)); break;
-    case RVNPU_OP_ADD: SET_X(d->rd, a + b); break;
-    case RVNPU_OP_SUB: SET_X(d->rd, a - b); break;
-    case RVNPU_OP_SLL: SET_X(d->rd, a << (b & 31)); break;
-    case RVNPU_OP_SLT: SET_X(d->rd, (int32_t)a < (int32_t)b); break;
-    case RVNPU_OP_SLTU: SET_X(d->rd, a < b); break;
-    case RVNPU_OP_XOR: SET_X(d->rd, a ^ b); break;
-    case RVNPU_OP_SRL: SET_X(d->rd, a >> (b & 31)); break;
-    case RVNPU_OP_SRA: SET_X(d->rd, (uint32_t)((int32_t)a >> (b & 31))); break;
-    case RVNPU_OP_OR: SET_X(d->rd, a | b); break;
-    case RVNPU_OP_AND: SET_X(d->rd, a & b); break;
-    case RVNPU_OP_FENCE:
-    case RVNPU_OP_FENCE_I:
-    case RVNPU_OP_WFI: break;
+#define PC pc
+#define JCHECK(t)                                                                             \
+    if ((t)&3)                                                                                \
+    return trap(s, stop, 0, (t), NULL)
+#define JUMP(t) (next = (t), *taken = 1)
+#define JREL_CHECK(o) JCHECK(pc + (uint32_t)(o))
+#define JUMP_REL(o)                                                                           \
+    do {                                                                                      \
+        uint32_t t_ = pc + (uint32_t)(o);                                                     \
+        JCHECK(t_);                                                                           \
+        JUMP(t_);                                                                             \
+    } while (0)
+#define FP_RM(rm)                                                                             \
+    if (((rm) = fp_rm(s, d)) < 0)                                                             \
+    return illegal_word(s, stop)
+#define LOAD(v, n, ext)                                                                       \
+    do {                                                                                      \
+        uint32_t ea_ = A + (uint32_t)IMM, off_ = ea_ - RVNPU_RAM_BASE;                        \
+        if (off_ < s->ram_size && (n) <= s->ram_size - off_) {                                \
+            (v) = ram_get(s->ram + off_, (n));                                                \
+        } else {                                                                              \
+            if (!rvnpu_mapped(s, ea_, (n)))                                                   \
+                return trap(s, stop, 5, ea_, NULL);                                           \
+            (v) = rvnpu_load(s, ea_, (n));                                                    \
+        }                                                                                     \
+        (v) = EXTEND((v), (n), (ext));                                                        \
+    } while (0)
+#define STORE(n, v)                                                                           \
+    do {                                                                                      \
+        uint32_t ea_ = A + (uint32_t)IMM, off_ = ea_ - RVNPU_RAM_BASE, v_ = (v);              \
+        if (off_ < s->ram_size && (n) <= s->ram_size - off_) {                                \
+            ram_put(s->ram + off_, v_, (n));                                                  \
+            /* only code pages and the tohost word need the slow bookkeeping */               \
+            if (s->code_pages[off_ / RVNPU_PAGE] | s->code_pages[(off_ + (n)-1) / RVNPU_PAGE]) \
+                rvnpu_invalidate(s, off_, (n));                                               \
+        } else {                                                                              \
+            if (!rvnpu_mapped(s, ea_, (n)))                                                   \
+                return trap(s, stop, 7, ea_, NULL);                                           \
+            rvnpu_store(s, ea_, v_, (n));                                                     \
+        }                                                                                     \
+    } while (0)
+#define RVOP(name, ...)                                                                       \
+    case RVNPU_OP_##name: {                                                                   \
+        __VA_ARGS__                                                                           \
+    } break;
+#include "targets/rvnpu/exec_ops.h"
+#undef RVOP
+#undef PC
+#undef JCHECK
+#undef JUMP
+#undef JREL_CHECK
+#undef JUMP_REL
+#undef FP_RM
+#undef LOAD
+#undef STORE
+
     case RVNPU_OP_ECALL: {
         int r = do_ecall(s, stop);
         if (r != RETIRED && r != RETIRED_STOP)
@@ -380,94 +398,6 @@ RVNPU_HOT int exec_one(rvnpu_state *s, const rvnpu_decoded *d, npk_stop *stop, i
         s->mpie = 1;
         *taken = 1;
         break;
-    case RVNPU_OP_MUL: SET_X(d->rd, a * b); break;
-    case RVNPU_OP_MULH:
-        SET_X(d->rd, (uint32_t)((uint64_t)((int64_t)(int32_t)a * (int32_t)b) >> 32));
-        break;
-    case RVNPU_OP_MULHSU:
-        SET_X(d->rd, (uint32_t)((uint64_t)((int64_t)(int32_t)a * (int64_t)b) >> 32));
-        break;
-    case RVNPU_OP_MULHU: SET_X(d->rd, (uint32_t)((uint64_t)a * b >> 32)); break;
-    case RVNPU_OP_DIV:
-        SET_X(d->rd, b == 0 ? 0xFFFFFFFFu
-                     : (a == 0x80000000u && b == 0xFFFFFFFFu) ? a
-                                                             : (uint32_t)((int32_t)a / (int32_t)b));
-        break;
-    case RVNPU_OP_DIVU: SET_X(d->rd, b == 0 ? 0xFFFFFFFFu : a / b); break;
-    case RVNPU_OP_REM:
-        SET_X(d->rd, b == 0 ? a
-                     : (a == 0x80000000u && b == 0xFFFFFFFFu) ? 0
-                                                             : (uint32_t)((int32_t)a % (int32_t)b));
-        break;
-    case RVNPU_OP_REMU: SET_X(d->rd, b == 0 ? a : a % b); break;
-
-    /* F: every rounding, flag and NaN rule is src/num's. */
-#define FP_BEGIN                                                                              \
-    if ((rm = fp_rm(s, d)) < 0)                                                               \
-        return illegal_word(s, stop);                                                         \
-    npk_fenv_init(&env, (npk_rm)rm)
-#define FP_END s->fflags |= env.flags & 0x1F
-#define F1 s->f[d->rs1]
-#define F2 s->f[d->rs2]
-#define F3 s->f[d->rs3]
-    case RVNPU_OP_FMADD_S: FP_BEGIN; s->f[d->rd] = npk_f32_fma(F1, F2, F3, &env); FP_END; break;
-    case RVNPU_OP_FMSUB_S: FP_BEGIN; s->f[d->rd] = npk_f32_fms(F1, F2, F3, &env); FP_END; break;
-    case RVNPU_OP_FNMSUB_S: FP_BEGIN; s->f[d->rd] = npk_f32_fnmsub(F1, F2, F3, &env); FP_END; break;
-    case RVNPU_OP_FNMADD_S: FP_BEGIN; s->f[d->rd] = npk_f32_fnmadd(F1, F2, F3, &env); FP_END; break;
-    case RVNPU_OP_FADD_S: FP_BEGIN; s->f[d->rd] = npk_f32_add(F1, F2, &env); FP_END; break;
-    case RVNPU_OP_FSUB_S: FP_BEGIN; s->f[d->rd] = npk_f32_sub(F1, F2, &env); FP_END; break;
-    case RVNPU_OP_FMUL_S: FP_BEGIN; s->f[d->rd] = npk_f32_mul(F1, F2, &env); FP_END; break;
-    case RVNPU_OP_FDIV_S: FP_BEGIN; s->f[d->rd] = npk_f32_div(F1, F2, &env); FP_END; break;
-    case RVNPU_OP_FSQRT_S: FP_BEGIN; s->f[d->rd] = npk_f32_sqrt(F1, &env); FP_END; break;
-    case RVNPU_OP_FSGNJ_S: s->f[d->rd] = (F1 & 0x7FFFFFFFu) | (F2 & 0x80000000u); break;
-    case RVNPU_OP_FSGNJN_S: s->f[d->rd] = (F1 & 0x7FFFFFFFu) | (~F2 & 0x80000000u); break;
-    case RVNPU_OP_FSGNJX_S: s->f[d->rd] = F1 ^ (F2 & 0x80000000u); break;
-    case RVNPU_OP_FMIN_S:
-        npk_fenv_init(&env, NPK_RM_RNE);
-        s->f[d->rd] = npk_f32_min(F1, F2, &env);
-        FP_END;
-        break;
-    case RVNPU_OP_FMAX_S:
-        npk_fenv_init(&env, NPK_RM_RNE);
-        s->f[d->rd] = npk_f32_max(F1, F2, &env);
-        FP_END;
-        break;
-    case RVNPU_OP_FCVT_W_S: {
-        FP_BEGIN;
-        uint32_t v = (uint32_t)npk_f32_to_i32(F1, NPK_CVT_SAT, &env);
-        FP_END;
-        SET_X(d->rd, v);
-        break;
-    }
-    case RVNPU_OP_FCVT_WU_S: {
-        FP_BEGIN;
-        uint32_t v = npk_f32_to_u32(F1, NPK_CVT_SAT, &env);
-        FP_END;
-        SET_X(d->rd, v);
-        break;
-    }
-    case RVNPU_OP_FMV_X_W: SET_X(d->rd, F1); break;
-    case RVNPU_OP_FEQ_S:
-    case RVNPU_OP_FLT_S:
-    case RVNPU_OP_FLE_S: {
-        npk_fenv_init(&env, NPK_RM_RNE);
-        int r = d->op == RVNPU_OP_FEQ_S   ? npk_f32_eq(F1, F2, &env)
-                : d->op == RVNPU_OP_FLT_S ? npk_f32_lt(F1, F2, &env)
-                                          : npk_f32_le(F1, F2, &env);
-        FP_END;
-        SET_X(d->rd, (uint32_t)r);
-        break;
-    }
-    case RVNPU_OP_FCLASS_S: SET_X(d->rd, npk_f32_classify(F1)); break;
-    case RVNPU_OP_FCVT_S_W: FP_BEGIN; s->f[d->rd] = npk_i32_to_f32((int32_t)a, &env); FP_END; break;
-    case RVNPU_OP_FCVT_S_WU: FP_BEGIN; s->f[d->rd] = npk_u32_to_f32(a, &env); FP_END; break;
-    case RVNPU_OP_FMV_W_X: s->f[d->rd] = a; break;
-#undef FP_BEGIN
-#undef FP_END
-#undef F1
-#undef F2
-#undef F3
-
     case RVNPU_OP_CSRRW:
     case RVNPU_OP_CSRRS:
     case RVNPU_OP_CSRRC:
@@ -475,12 +405,12 @@ RVNPU_HOT int exec_one(rvnpu_state *s, const rvnpu_decoded *d, npk_stop *stop, i
     case RVNPU_OP_CSRRSI:
     case RVNPU_OP_CSRRCI: {
         unsigned csr = (uint32_t)d->imm & 0xFFF, f3 = rvnpu_insns[d->op].match >> 12 & 7;
-        uint32_t src = f3 >= 5 ? d->rs1 : a, old = rvnpu_csr_read(s, csr);
+        uint32_t src = f3 >= 5 ? d->rs1 : A, old = rvnpu_csr_read(s, csr);
         if ((f3 & 3) == 1)
             rvnpu_csr_write(s, csr, src);
         else if (d->rs1 != 0)
             rvnpu_csr_write(s, csr, (f3 & 3) == 2 ? old | src : old & ~src);
-        SET_X(d->rd, old);
+        WX(old);
         break;
     }
     case RVNPU_OP_ILLEGAL: return illegal_word(s, stop);
@@ -488,7 +418,6 @@ RVNPU_HOT int exec_one(rvnpu_state *s, const rvnpu_decoded *d, npk_stop *stop, i
         /* NPU instructions */
         rvnpu_npu_trap t;
         uint32_t w = rvnpu_load(s, pc, 4);
-        s->x[0] = 0;
         if (rvnpu_npu_exec(&s->npu, (rvnpu_op)d->op, w, s->x, s->f, s->rev2, &s->bus, elements,
                            &t)) {
             s->x[0] = 0;
@@ -538,14 +467,22 @@ RVNPU_HOT int step(npk_machine *m, rvnpu_state *s, npk_stop *stop, const rvnpu_d
     return r;
 }
 
-static int run_fast(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *done, npk_stop *stop)
+/* One instruction the fast loop hands over (anything but the common case), out of line so
+ * the threaded loop keeps its registers. */
+RVNPU_COLD int slow_step(npk_machine *m, rvnpu_state *s, npk_stop *stop)
+{
+    const rvnpu_decoded *d;
+    int taken = 0;
+    uint32_t el = 0;
+    return step(m, s, stop, &d, &taken, &el);
+}
+
+/* One-instruction-at-a-time loop through exec_one(): the fast loop's fallback. */
+static int run_steps(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *done, npk_stop *stop)
 {
     uint64_t n = 0;
     while (!max || n < max) {
-        const rvnpu_decoded *d;
-        int taken = 0;
-        uint32_t el = 0;
-        int r = step(m, s, stop, &d, &taken, &el);
+        int r = slow_step(m, s, stop);
         if (r <= RETIRED_STOP)
             n++;
         if (r == RETIRED_STOP || r == FAULTED) {
@@ -556,6 +493,187 @@ static int run_fast(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *done
     *done = n;
     return 0;
 }
+
+#if defined(__GNUC__)
+/* The fast loop: no observers. Threaded dispatch (GNU C labels as values): every handler of
+ * exec_ops.h ends in its own indirect jump to the next instruction's handler, found through
+ * the decode cache entry's h (0: not decoded yet). Straight-line code walks the cache entries
+ * in order (d + 1) and dispatches through `seq`, which knows the operand-forwarding variants
+ * (see H_VAR); jumps, and re-entry after the slow path, dispatch through `jmp`, which maps
+ * every variant to its plain handler. pc is derived from d when needed. Retired instructions
+ * are counted down in a register and written back to s->retired only when the loop leaves or
+ * calls out. Whatever a handler cannot finish (device or out-of-range access, a store to a
+ * code or tohost page, a jump out of RAM or misaligned, a reserved rounding mode) and every
+ * instruction not in exec_ops.h goes to slow_step(), which runs it again from the start
+ * through exec_one(). */
+static int run_fast(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *done, npk_stop *stop)
+{
+    if (max && max < 256) /* not worth setting up the tables */
+        return run_steps(m, s, max, done, stop);
+    const void *seq[H_COUNT], *jmp[H_COUNT];
+    for (unsigned i = 0; i < H_COUNT; i++)
+        seq[i] = jmp[i] = &&slow;
+    seq[0] = jmp[0] = &&undecoded;
+#define RVOP(name, ...)                                                                       \
+    jmp[1 + RVNPU_OP_##name] = jmp[1 + RVNPU_OP_##name + H_VAR] =                             \
+        jmp[1 + RVNPU_OP_##name + 2 * H_VAR] = seq[1 + RVNPU_OP_##name] = &&op_##name;        \
+    seq[1 + RVNPU_OP_##name + H_VAR] = &&op1_##name;                                          \
+    seq[1 + RVNPU_OP_##name + 2 * H_VAR] = &&op2_##name;
+#include "targets/rvnpu/exec_ops.h"
+#undef RVOP
+
+    rvnpu_decoded *const dc = s->dcache;
+    uint8_t *const ram = s->ram;
+    const uint8_t *const cp = s->code_pages;
+    /* one bound for every access width: the last 3 bytes of RAM go the slow way */
+    const uint32_t ram_size = s->ram_size, nwords = ram_size / 4, ram_lim = ram_size - 4;
+    const uint64_t ret0 = s->retired, lim = max ? max : UINT64_MAX;
+    uint64_t left = lim; /* retired in this call: lim - left */
+    uint32_t *const x = s->x;
+    uint32_t last = 0; /* the value the last handler wrote to x[] */
+    const rvnpu_decoded *d;
+    int r, stopped = 0;
+
+#undef A
+#undef B
+#undef WX
+#define A x[d->rs1]
+#define B x[d->rs2]
+#define WX(v) (x[d->rd] = last = (v))
+#define PC (RVNPU_RAM_BASE + 4 * (uint32_t)(d - dc))
+#define DISPATCH(table)                                                                       \
+    do {                                                                                      \
+        if (__builtin_expect(--left == 0, 0))                                                 \
+            goto out_pc;                                                                      \
+        goto *table[d->h];                                                                    \
+    } while (0)
+#define JCHECK(t)                                                                             \
+    if (((t)&3) | ((t)-RVNPU_RAM_BASE >= ram_size))                                           \
+    goto slow
+#define JUMP(t)                                                                               \
+    do {                                                                                      \
+        d = dc + (((t)-RVNPU_RAM_BASE) >> 2);                                                 \
+        DISPATCH(jmp);                                                                        \
+    } while (0)
+/* relative targets: checked at decode (decode_into), a word index here */
+#define JREL_CHECK(o) ((void)0)
+#define JUMP_REL(o)                                                                           \
+    do {                                                                                      \
+        d += (o) >> 2;                                                                        \
+        DISPATCH(jmp);                                                                        \
+    } while (0)
+#define FP_RM(rm)                                                                             \
+    if (((rm) = fp_rm(s, d)) < 0)                                                             \
+    goto slow
+#define LOAD(v, n, ext)                                                                       \
+    do {                                                                                      \
+        uint32_t off_ = A + (uint32_t)IMM - RVNPU_RAM_BASE;                                   \
+        if (off_ > ram_lim)                                                                   \
+            goto slow;                                                                        \
+        (v) = EXTEND(ram_get(ram + off_, (n)), (n), (ext));                                   \
+    } while (0)
+#define STORE(n, v)                                                                           \
+    do {                                                                                      \
+        uint32_t off_ = A + (uint32_t)IMM - RVNPU_RAM_BASE;                                   \
+        if (off_ > ram_lim || (cp[off_ / RVNPU_PAGE] | cp[(off_ + (n)-1) / RVNPU_PAGE]))      \
+            goto slow;                                                                        \
+        ram_put(ram + off_, (v), (n));                                                        \
+    } while (0)
+
+    {
+        uint32_t off = s->pc - RVNPU_RAM_BASE;
+        if (off >= ram_size || (off & 3))
+            goto slow_pc;
+        d = dc + (off >> 2);
+        goto *jmp[d->h];
+    }
+
+    /* the plain handlers */
+#define RVOP(name, ...)                                                                       \
+    op_##name : {__VA_ARGS__} d++;                                                            \
+    DISPATCH(seq);
+#include "targets/rvnpu/exec_ops.h"
+#undef RVOP
+#undef A
+#undef B
+
+    /* variant 1: rs1 is the previous instruction's result */
+#define A last
+#define B x[d->rs2]
+#define RVOP(name, ...)                                                                       \
+    op1_##name : {__VA_ARGS__} d++;                                                           \
+    DISPATCH(seq);
+#include "targets/rvnpu/exec_ops.h"
+#undef RVOP
+#undef A
+#undef B
+
+    /* variant 2: rs2 is */
+#define A x[d->rs1]
+#define B last
+#define RVOP(name, ...)                                                                       \
+    op2_##name : {__VA_ARGS__} d++;                                                           \
+    DISPATCH(seq);
+#include "targets/rvnpu/exec_ops.h"
+#undef RVOP
+#undef A
+#undef B
+
+undecoded:
+    if ((uint32_t)(d - dc) >= nwords) { /* ran off the end of RAM */
+        s->pc = PC;
+        goto slow_pc;
+    }
+    decode_into(s, (rvnpu_decoded *)d, (uint32_t)(d - dc));
+    goto *jmp[d->h]; /* arrived in sequence or not: `last` may not be this one's operand */
+
+slow:
+    s->pc = PC;
+slow_pc:
+    s->retired = ret0 + (lim - left);
+    r = slow_step(m, s, stop);
+    left = lim - (s->retired - ret0);
+    if (r == RETIRED_STOP || r == FAULTED) {
+        stopped = 1;
+        goto out;
+    }
+    if (left == 0)
+        goto out;
+    {
+        uint32_t off = s->pc - RVNPU_RAM_BASE;
+        if (off >= ram_size || (off & 3))
+            goto slow_pc; /* the fetch traps */
+        d = dc + (off >> 2);
+        goto *jmp[d->h];
+    }
+
+out_pc:
+    s->pc = PC;
+out:
+    s->retired = ret0 + (lim - left);
+    *done = lim - left;
+    return stopped;
+#undef PC
+#undef DISPATCH
+#undef JCHECK
+#undef JUMP
+#undef JREL_CHECK
+#undef JUMP_REL
+#undef FP_RM
+#undef LOAD
+#undef STORE
+#undef WX
+#define A s->x[d->rs1]
+#define B s->x[d->rs2]
+#define WX(v) (s->x[d->rd] = (v))
+}
+#else
+/* Without labels as values: the same semantics through exec_one()'s switch. */
+static int run_fast(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *done, npk_stop *stop)
+{
+    return run_steps(m, s, max, done, stop);
+}
+#endif
 
 static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *done,
                         npk_stop *stop)
@@ -614,6 +732,8 @@ npk_status rvnpu_run(npk_machine *m, void *state, uint64_t max_insns, npk_stop *
                         (uint32_t)v - RVNPU_RAM_BASE < s->ram_size;
         s->tohost = (uint32_t)v;
         s->tohost_hit = 0;
+        if (s->has_tohost) /* stores to its page take the slow path, which watches it */
+            s->code_pages[(s->tohost - RVNPU_RAM_BASE) / RVNPU_PAGE] |= RVNPU_PAGE_WATCH;
     }
     uint64_t done = 0;
     int stopped = npk_obs_active(npk_observers(m)) ? run_observed(m, s, max_insns, &done, stop)

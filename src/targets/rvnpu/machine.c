@@ -109,7 +109,7 @@ static int alloc_ram(rvnpu_state *s)
     free(s->dcache);
     free(s->code_pages);
     s->ram = calloc(s->ram_size, 1);
-    s->dcache = calloc(s->ram_size / 4, sizeof *s->dcache);
+    s->dcache = calloc(s->ram_size / 4 + 1, sizeof *s->dcache);
     s->code_pages = calloc(s->ram_size / RVNPU_PAGE, 1);
     s->ram_dirty = 0;
     s->space = (npk_memspace){{"ram", s->ram_size, "RAM at 0x80000000 (offsets from the RAM "

@@ -81,13 +81,22 @@ int32_t rvnpu_imm(uint32_t w, rvnpu_fmt f);
 
 /* Granule of the code-page flags (RAM sizes are multiples of it). */
 #define RVNPU_PAGE 4096u
+/* code_pages flags: words on the page were decoded / the page holds the tohost word. A store
+ * to a page with either flag takes the slow path. */
+#define RVNPU_PAGE_CODE 1u
+#define RVNPU_PAGE_WATCH 2u
 
 /* A word decoded once and cached. */
 #define RVNPU_NOREG 0xFFu
+/* Instructions that write an x register decode rd = 0 as this scratch register (x[32]), so
+ * no write needs an x0 test and x[0] stays 0. */
+#define RVNPU_X_SINK 32u
 typedef struct rvnpu_decoded {
-    uint16_t op;       /* rvnpu_op or RVNPU_OP_ILLEGAL */
-    uint8_t cached;    /* decode cache: 0 = empty (so a calloc'ed cache costs no pages) */
-    uint8_t rd, rs1, rs2, rs3, rm;
+    uint8_t op;        /* rvnpu_op or RVNPU_OP_ILLEGAL */
+    uint8_t rm;
+    uint16_t h;        /* decode cache: 0 = empty (so a calloc'ed cache costs no pages), else
+                          the fast loop's handler index (exec.c) */
+    uint8_t rd, rs1, rs2, rs3;
     uint8_t src[3], dst; /* timing: register numbers, f registers + 32, RVNPU_NOREG */
     int32_t imm;
 } rvnpu_decoded;
@@ -110,7 +119,7 @@ const rvnpu_csr_info *rvnpu_csr_find(unsigned addr);
 enum { RVNPU_MAX_FILES = 64 };
 
 typedef struct rvnpu_state {
-    uint32_t x[32], f[32], pc;
+    uint32_t x[33], f[32], pc;       /* x[32]: RVNPU_X_SINK */
     /* CSR state */
     uint32_t fflags, frm, mie, mpie, fs, mtvec, mscratch, mepc, mcause, mtval;
     uint64_t retired;                /* retired since reset (also `time`) */
@@ -118,9 +127,10 @@ typedef struct rvnpu_state {
     rvnpu_npu npu;
     uint8_t *ram;
     uint32_t ram_size;
-    rvnpu_decoded *dcache;           /* one per RAM word */
-    uint8_t *code_pages;             /* per 4 KiB RAM page: 1 once a word there was decoded, so
-                                        stores to pure data pages skip the decode cache */
+    rvnpu_decoded *dcache;           /* one per RAM word, plus one that stays empty (the fast
+                                        loop runs into it when execution falls off the end) */
+    uint8_t *code_pages;             /* per 4 KiB RAM page: RVNPU_PAGE_* flags, so stores to
+                                        pure data pages skip the decode cache */
     npk_memspace space;
     npk_machine *m;
     rvnpu_bus bus;                   /* the memory system as the NPU sees it */

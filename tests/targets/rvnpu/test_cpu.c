@@ -568,6 +568,140 @@ static void check_tohost_and_smc(void)
     npk_destroy(r.m);
 }
 
+/* The threaded fast loop (no observers) against the observed loop (statistics on), which runs
+ * every instruction through the switch: same results, exact budgets, its decode-time shortcuts
+ * undone by self-modifying code, and its ways out (end of RAM, jumps out of RAM). */
+static void check_fast_loop(void)
+{
+    run r;
+    for (int observed = 0; observed < 2; observed++) {
+        /* `cons` reads a0, which the word before it writes, so the fast loop runs it with a0
+         * taken from a host register (as rs1, then as rs2). The second pass patches that word
+         * into addi a2, a2, 1 (0x00160613): a1 must be built from a0 = 6 again, not from the
+         * new result 101: 6, and -6 & 0xFF = 250. */
+        static const struct {
+            const char *cons;
+            uint64_t want;
+        } uses[2] = {{"add a1, a0, zero", 6}, {"sub a1, zero, a0", 250}};
+        for (int u = 0; u < 2; u++) {
+            char src[1024];
+            snprintf(src, sizeof src,
+                     "    addi s1, zero, 2\n"
+                     "    addi a0, zero, 5\n"
+                     "    addi a2, zero, 100\n"
+                     "    auipc t0, 0\n"
+                     "    addi t0, t0, prod - . + 4\n"
+                     "    lui t1, 0x160\n"
+                     "    addi t1, t1, 0x613\n"
+                     "again:\n"
+                     "prod:\n"
+                     "    addi a0, a0, 1\n"
+                     "cons:\n"
+                     "    %s\n"
+                     "    addi s1, s1, -1\n"
+                     "    beq s1, zero, done\n"
+                     "    sw t1, 0(t0)\n"
+                     "    jal zero, again\n"
+                     "done:\n"
+                     "    andi a0, a1, 0xFF" EXIT,
+                     uses[u].cons);
+            NPK_CHECK(run_src(&r, NULL, src, 0, observed) == 0);
+            NPK_CHECK(r.stop.reason == NPK_STOP_EXIT);
+            NPK_CHECK_EQ_U64(r.stop.exit_code, uses[u].want);
+            NPK_CHECK_EQ_U64(reg(&r, "a2"), 101);
+            npk_destroy(r.m);
+        }
+
+        /* a writer of x0 is no producer: `add a1, zero, a0` must read x0 = 0 */
+        NPK_CHECK(run_src(&r, NULL,
+                          "    addi a0, zero, 7\n"
+                          "    addi zero, a0, 9\n"
+                          "    add a1, zero, zero\n"
+                          "    add a0, a1, zero" EXIT,
+                          0, observed) == 0);
+        NPK_CHECK_EQ_U64(r.stop.exit_code, 0);
+        npk_destroy(r.m);
+
+        /* execution that runs off the end of RAM: the last word (patched to a nop) retires,
+         * then fetching 0x80002000 faults */
+        NPK_CHECK(run_src(&r, "ram_size=8192",
+                          "    lui t0, 0x80002\n"
+                          "    addi t0, t0, -4\n"
+                          "    addi t1, zero, 0x13\n"
+                          "    sw t1, 0(t0)\n"
+                          "    jalr zero, 0(t0)\n",
+                          0, observed) == 0);
+        NPK_CHECK(r.stop.reason == NPK_STOP_FAULT);
+        NPK_CHECK_EQ_U64(r.stop.pc, 0x80002000u);
+        NPK_CHECK_CONTAINS(r.stop.message, "instruction access fault");
+        NPK_CHECK_CONTAINS(r.stop.message, "6 instructions retired");
+        npk_destroy(r.m);
+
+        /* jal zero, +0x80000 (0x0008006f) leaves the 8 KiB RAM: it retires, the fetch faults */
+        NPK_CHECK(run_src(&r, "ram_size=8192", "    nop\n    .word 0x0008006f\n", 0, observed) == 0);
+        NPK_CHECK(r.stop.reason == NPK_STOP_FAULT);
+        NPK_CHECK_EQ_U64(r.stop.pc, 0x80080004u);
+        NPK_CHECK_CONTAINS(r.stop.message, "2 instructions retired");
+        npk_destroy(r.m);
+
+        /* a trap vector whose first word is illegal would trap forever: stop instead */
+        NPK_CHECK(run_src(&r, NULL,
+                          "    auipc t0, 0\n"
+                          "    addi t0, t0, vec - . + 4\n"
+                          "    csrrw zero, mtvec, t0\n"
+                          "    ebreak\n"
+                          "vec:\n"
+                          "    .word 0\n",
+                          0, observed) == 0);
+        NPK_CHECK(r.stop.reason == NPK_STOP_FAULT);
+        NPK_CHECK_CONTAINS(r.stop.message, "illegal instruction");
+        NPK_CHECK_CONTAINS(r.stop.message, "itself trapped");
+        npk_destroy(r.m);
+    }
+
+    /* Budgets are exact: a loop of loads, stores, ALU ops and branches run in slices of k
+     * instructions ends with the same registers and count as one unlimited run. */
+    static const char loop[] =
+        "    addi s0, zero, 300\n"
+        "    lui s1, 0x80010\n"
+        "    addi a0, zero, 0\n"
+        "top:\n"
+        "    sw s0, 0(s1)\n"
+        "    lw t0, 0(s1)\n"
+        "    add a0, a0, t0\n"
+        "    slli t1, a0, 3\n"
+        "    xor a0, a0, t1\n"
+        "    andi t2, s0, 3\n"
+        "    bne t2, zero, skip\n"
+        "    addi a0, a0, 17\n"
+        "skip:\n"
+        "    addi s0, s0, -1\n"
+        "    bne s0, zero, top\n"
+        "    andi a0, a0, 0x7F" EXIT;
+    NPK_CHECK(run_src(&r, NULL, loop, 0, 0) == 0);
+    NPK_CHECK(r.stop.reason == NPK_STOP_EXIT);
+    uint32_t want_a0 = reg(&r, "a0"), want_n = reg(&r, "minstret");
+    /* 3 before the loop, 9 per pass, 75 more addi (s0 % 4 == 0), andi + addi + ecall */
+    NPK_CHECK_EQ_U64(want_n, 3 + 300 * 9 + 75 + 3);
+    npk_destroy(r.m);
+    static const uint64_t slices[] = {1, 3, 255, 256, 257, 1000};
+    for (size_t i = 0; i < sizeof slices / sizeof slices[0]; i++) {
+        NPK_CHECK(run_src(&r, NULL, loop, slices[i], 0) == 0);
+        uint64_t calls = 1;
+        while (r.stop.reason == NPK_STOP_BUDGET) {
+            NPK_CHECK_EQ_U64(reg(&r, "minstret"), calls * slices[i]);
+            if (npk_run(r.m, slices[i], &r.stop) != NPK_OK)
+                break;
+            calls++;
+        }
+        NPK_CHECK(r.stop.reason == NPK_STOP_EXIT);
+        NPK_CHECK_EQ_U64(reg(&r, "a0"), want_a0);
+        NPK_CHECK_EQ_U64(reg(&r, "minstret"), want_n);
+        NPK_CHECK_EQ_U64(calls, (want_n + slices[i] - 1) / slices[i]);
+        npk_destroy(r.m);
+    }
+}
+
 static void check_config(void)
 {
     npk_machine *m;
@@ -759,6 +893,7 @@ int main(void)
     check_csr_and_traps();
     check_syscalls();
     check_tohost_and_smc();
+    check_fast_loop();
     check_config();
     check_uart_npu();
     check_elf();
