@@ -11,6 +11,8 @@ extern const char npk_demo_toy_src[];
 #ifdef NPK_HAVE_RVNPU_DEMO
 extern const char npk_demo_rvnpu_plain[], npk_demo_rvnpu_npu[];
 extern const size_t npk_demo_rvnpu_plain_len, npk_demo_rvnpu_npu_len;
+extern const char npk_demo_mlp_npu[], npk_demo_mlp_plain[], npk_demo_mlp_images[];
+extern const size_t npk_demo_mlp_npu_len, npk_demo_mlp_plain_len, npk_demo_mlp_images_len;
 #endif
 
 typedef struct demo {
@@ -75,7 +77,7 @@ static void print_stats(const npk_stats *s)
 typedef npk_status (*loader)(npk_machine *m, const void *ctx);
 
 static int run_observed(npk_machine *m, loader load, const void *ctx, char *out, size_t n,
-                        npk_stop *stop)
+                        npk_stop *stop, const char *sym, const void *sym_data, size_t sym_size)
 {
     FILE *cap = tmpfile();
     if (!cap) {
@@ -85,6 +87,10 @@ static int run_observed(npk_machine *m, loader load, const void *ctx, char *out,
     npk_set_output(m, cap, stderr);
     npk_stats_enable(m, 1);
     npk_status st = load(m, ctx);
+    if (st == NPK_OK)
+        st = npk_reset(m); /* statistics of this run only */
+    if (st == NPK_OK && sym)
+        st = npk_write_symbol(m, sym, sym_data, sym_size);
     if (st == NPK_OK)
         st = npk_run(m, 0, stop);
     rewind(cap);
@@ -142,7 +148,7 @@ static int demo_toy(const demo *d)
     char out[256];
     npk_stop stop;
     int rc = 1;
-    if (run_observed(m, load_toy, npk_demo_toy_src, out, sizeof out, &stop) == 0) {
+    if (run_observed(m, load_toy, npk_demo_toy_src, out, sizeof out, &stop, NULL, NULL, 0) == 0) {
         fputs(out, stdout);
         npk_stats s;
         npk_stats_get(m, &s);
@@ -200,7 +206,7 @@ static int demo_rvnpu(const demo *d)
     int rc = 1;
     uint64_t insns_plain = 0, cycles_plain = 0;
     printf("  plain RV32IM build:\n  ");
-    if (run_observed(m, load_elf, &p, out_p, sizeof out_p, &stop) != 0)
+    if (run_observed(m, load_elf, &p, out_p, sizeof out_p, &stop, NULL, NULL, 0) != 0)
         goto out;
     fputs(out_p, stdout);
     npk_stats_get(m, &s);
@@ -212,7 +218,7 @@ static int demo_rvnpu(const demo *d)
     if (!m)
         return 1;
     printf("  NPU build (npu.vmac per output element):\n  ");
-    if (run_observed(m, load_elf, &q, out_q, sizeof out_q, &stop) != 0)
+    if (run_observed(m, load_elf, &q, out_q, sizeof out_q, &stop, NULL, NULL, 0) != 0)
         goto out;
     fputs(out_q, stdout);
     npk_stats_get(m, &s);
@@ -233,6 +239,101 @@ out:
     npk_destroy(m);
     return rc;
 }
+
+/* ---- rvnpu-mlp: the int8 Fashion-MNIST MLP on built-in test images ------------------------- */
+
+enum { MLP_PIXELS = 784 };
+static const char *const fashion_class[10] = {"T-shirt/top", "Trouser", "Pullover", "Dress",
+                                              "Coat",        "Sandal",  "Shirt",    "Sneaker",
+                                              "Bag",         "Ankle boot"};
+
+/* One inference: load the firmware afresh, write test_image, run with statistics. Returns the
+ * predicted class (0..9) or -1, with the run's instruction and cycle counts. */
+static int mlp_infer(npk_machine *m, const elf_image *fw, const unsigned char *pixels,
+                     uint64_t *insns, uint64_t *cycles, uint64_t *npu)
+{
+    char out[64];
+    npk_stop stop;
+    if (run_observed(m, load_elf, fw, out, sizeof out, &stop, "test_image", pixels,
+                     MLP_PIXELS) != 0)
+        return -1;
+    npk_stats s;
+    npk_stats_get(m, &s);
+    *insns = s.insns;
+    *cycles = s.cycles;
+    *npu = count_of(&s, "npu.");
+    char *end;
+    long c = strtol(out, &end, 10);
+    if (end == out || *end != '\n' || c < 0 || c > 9) {
+        fprintf(stderr, "npukit demo: %s printed '%s', not a class 0..9\n", fw->name, out);
+        return -1;
+    }
+    return (int)c;
+}
+
+/* A 28x28 image as 14 lines of 28 characters (2x2 pixels -> one of " .:-=+*#%@"). */
+static void show_image(const unsigned char *px)
+{
+    static const char ramp[] = " .:-=+*#%@";
+    for (int y = 0; y < 28; y += 2) {
+        printf("    ");
+        for (int x = 0; x < 28; x++) {
+            unsigned v = (unsigned)px[y * 28 + x] + px[(y + 1) * 28 + x];
+            putchar(ramp[v * 9 / 510]);
+        }
+        printf("\n");
+    }
+}
+
+static int demo_mlp(const demo *d)
+{
+    const elf_image npu = {npk_demo_mlp_npu, npk_demo_mlp_npu_len, "mlp.elf"};
+    const elf_image plain = {npk_demo_mlp_plain, npk_demo_mlp_plain_len, "mlp_plain.elf"};
+    const unsigned char *images = (const unsigned char *)npk_demo_mlp_images;
+    size_t n = npk_demo_mlp_images_len / (1 + MLP_PIXELS);
+    printf("   (%s; weights models/mlp/mlp_weights.bin; %zu Fashion-MNIST test images built in)\n",
+           d->file, n);
+    npk_machine *m = npk_cli_machine("npukit demo", "rvnpu", NULL);
+    if (!m)
+        return 1;
+    int rc = 1, correct = 0, agree = 0;
+    uint64_t sum_i = 0, sum_c = 0, sum_pi = 0, sum_pc = 0, npu_ops = 0;
+    printf("  test image 0 (label %s):\n", fashion_class[images[0] % 10]);
+    show_image(images + 1);
+    for (size_t k = 0; k < n; k++) {
+        const unsigned char *rec = images + k * (1 + MLP_PIXELS);
+        uint64_t i1, c1, n1, i2, c2, n2;
+        int p = mlp_infer(m, &npu, rec + 1, &i1, &c1, &n1);
+        int q = mlp_infer(m, &plain, rec + 1, &i2, &c2, &n2);
+        if (p < 0 || q < 0)
+            goto out;
+        correct += p == rec[0];
+        agree += p == q;
+        sum_i += i1;
+        sum_c += c1;
+        sum_pi += i2;
+        sum_pc += c2;
+        npu_ops += n1;
+        printf("  image %2zu: predicted %-11s  label %-11s  %s  running accuracy %d/%zu\n", k,
+               fashion_class[p], fashion_class[rec[0] % 10], p == rec[0] ? "right" : "WRONG",
+               correct, k + 1);
+    }
+    printf("  per inference, NPU build:   %8.0f instructions (%.0f npu.*), %9.0f cycles\n",
+           (double)sum_i / (double)n, (double)npu_ops / (double)n, (double)sum_c / (double)n);
+    printf("  per inference, plain RV32IM: %7.0f instructions, %18.0f cycles\n",
+           (double)sum_pi / (double)n, (double)sum_pc / (double)n);
+    printf("  NPU vs plain: %.0fx fewer instructions, %.1fx fewer cycles; the two builds agree "
+           "on %d of %zu images\n",
+           (double)sum_pi / (double)sum_i, (double)sum_pc / (double)sum_c, agree, n);
+    printf("  (all 10,000 test images: 86.55%% accurate, ctest rvnpu_mlp)\n");
+    host_speed(m, load_elf, &plain, sum_pi / n);
+    rc = agree == (int)n ? 0 : 1;
+    if (rc)
+        fprintf(stderr, "npukit demo: rvnpu-mlp: the NPU and plain builds disagree\n");
+out:
+    npk_destroy(m);
+    return rc;
+}
 #endif
 
 static const demo demos[] = {
@@ -241,6 +342,8 @@ static const demo demos[] = {
 #ifdef NPK_HAVE_RVNPU_DEMO
     {"rvnpu", "int8 GEMM 32x32x32, plain RV32IM C against the NPU's vector MAC",
      "bench/rvnpu/gemm_i8.c", demo_rvnpu},
+    {"rvnpu-mlp", "int8 MLP 784-128-10 classifying Fashion-MNIST images, NPU against plain",
+     "examples/rvnpu/mlp/mlp.c", demo_mlp},
 #endif
 };
 
