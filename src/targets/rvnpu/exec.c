@@ -557,9 +557,12 @@ static int run_fast(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *done
     } while (0)
 /* relative targets: checked at decode (decode_into), a word index here */
 #define JREL_CHECK(o) ((void)0)
+/* o is a multiple of 4 (else decode_into made the entry H_SLOW): o / 4 entries ahead is
+ * o * (sizeof *d / 4) bytes, one scaled add */
 #define JUMP_REL(o)                                                                           \
     do {                                                                                      \
-        d += (o) >> 2;                                                                        \
+        d = (const rvnpu_decoded *)((const char *)d +                                         \
+                                    (ptrdiff_t)(o) * (ptrdiff_t)(sizeof *d / 4));             \
         DISPATCH(jmp);                                                                        \
     } while (0)
 #define FP_RM(rm)                                                                             \

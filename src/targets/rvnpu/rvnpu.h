@@ -100,6 +100,7 @@ typedef struct rvnpu_decoded {
     uint8_t src[3], dst; /* timing: register numbers, f registers + 32, RVNPU_NOREG */
     int32_t imm;
 } rvnpu_decoded;
+_Static_assert(sizeof(rvnpu_decoded) % 4 == 0, "exec.c's JUMP_REL scales byte offsets");
 
 /* Decode `w` for the revision (rev2 = 0: seed). Returns 0 for a legal word; else -1 with the
  * reason in why (if non-NULL) and d->op = RVNPU_OP_ILLEGAL. The one place the §3.2/§11.1
