@@ -13,6 +13,8 @@ extern const char npk_demo_rvnpu_plain[], npk_demo_rvnpu_npu[];
 extern const size_t npk_demo_rvnpu_plain_len, npk_demo_rvnpu_npu_len;
 extern const char npk_demo_mlp_npu[], npk_demo_mlp_plain[], npk_demo_mlp_images[];
 extern const size_t npk_demo_mlp_npu_len, npk_demo_mlp_plain_len, npk_demo_mlp_images_len;
+extern const char npk_demo_tf_npu[], npk_demo_tf_plain[];
+extern const size_t npk_demo_tf_npu_len, npk_demo_tf_plain_len;
 #endif
 
 typedef struct demo {
@@ -76,8 +78,15 @@ static void print_stats(const npk_stats *s)
 /* A program loaded by `load`, run with statistics and its output captured in out[]. */
 typedef npk_status (*loader)(npk_machine *m, const void *ctx);
 
+/* Input injected into a program's symbol before its run. */
+typedef struct sym_input {
+    const char *name;
+    const void *data;
+    size_t size;
+} sym_input;
+
 static int run_observed(npk_machine *m, loader load, const void *ctx, char *out, size_t n,
-                        npk_stop *stop, const char *sym, const void *sym_data, size_t sym_size)
+                        npk_stop *stop, const sym_input *in, size_t n_in)
 {
     FILE *cap = tmpfile();
     if (!cap) {
@@ -89,8 +98,8 @@ static int run_observed(npk_machine *m, loader load, const void *ctx, char *out,
     npk_status st = load(m, ctx);
     if (st == NPK_OK)
         st = npk_reset(m); /* statistics of this run only */
-    if (st == NPK_OK && sym)
-        st = npk_write_symbol(m, sym, sym_data, sym_size);
+    for (size_t i = 0; i < n_in && st == NPK_OK; i++)
+        st = npk_write_symbol(m, in[i].name, in[i].data, in[i].size);
     if (st == NPK_OK)
         st = npk_run(m, 0, stop);
     rewind(cap);
@@ -108,18 +117,24 @@ static int run_observed(npk_machine *m, loader load, const void *ctx, char *out,
     return 0;
 }
 
-/* Host speed: the same program again on the fast path (no observers, output discarded),
- * repeated until at least 0.2 s have been measured so that short programs give a fair
- * figure. */
-static void host_speed(npk_machine *m, loader load, const void *ctx, uint64_t insns)
+/* Host speed: the same program (with the same inputs) again on the fast path (no observers,
+ * output discarded), repeated until at least 0.2 s of running have been measured so that
+ * short programs give a fair figure; at most 2 s in all, loading included. */
+static void host_speed(npk_machine *m, loader load, const void *ctx, const sym_input *in,
+                       size_t n_in, uint64_t insns)
 {
     FILE *null = fopen("/dev/null", "w");
     npk_stats_enable(m, 0);
     npk_set_output(m, null, null);
     npk_stop stop;
-    double spent = 0;
+    double spent = 0, start = now();
     uint64_t done = 0;
-    while (spent < 0.2 && load(m, ctx) == NPK_OK) {
+    while (spent < 0.2 && now() - start < 2.0 && load(m, ctx) == NPK_OK) {
+        npk_status st = NPK_OK;
+        for (size_t i = 0; i < n_in && st == NPK_OK; i++)
+            st = npk_write_symbol(m, in[i].name, in[i].data, in[i].size);
+        if (st != NPK_OK)
+            break;
         double t0 = now();
         npk_run(m, 0, &stop);
         spent += now() - t0;
@@ -148,12 +163,12 @@ static int demo_toy(const demo *d)
     char out[256];
     npk_stop stop;
     int rc = 1;
-    if (run_observed(m, load_toy, npk_demo_toy_src, out, sizeof out, &stop, NULL, NULL, 0) == 0) {
+    if (run_observed(m, load_toy, npk_demo_toy_src, out, sizeof out, &stop, NULL, 0) == 0) {
         fputs(out, stdout);
         npk_stats s;
         npk_stats_get(m, &s);
         print_stats(&s);
-        host_speed(m, load_toy, npk_demo_toy_src, s.insns);
+        host_speed(m, load_toy, npk_demo_toy_src, NULL, 0, s.insns);
         if (strcmp(out, "5133\n") == 0) {
             printf("  output as expected (5133 primes below 50000)\n");
             rc = 0;
@@ -206,7 +221,7 @@ static int demo_rvnpu(const demo *d)
     int rc = 1;
     uint64_t insns_plain = 0, cycles_plain = 0;
     printf("  plain RV32IM build:\n  ");
-    if (run_observed(m, load_elf, &p, out_p, sizeof out_p, &stop, NULL, NULL, 0) != 0)
+    if (run_observed(m, load_elf, &p, out_p, sizeof out_p, &stop, NULL, 0) != 0)
         goto out;
     fputs(out_p, stdout);
     npk_stats_get(m, &s);
@@ -218,7 +233,7 @@ static int demo_rvnpu(const demo *d)
     if (!m)
         return 1;
     printf("  NPU build (npu.vmac per output element):\n  ");
-    if (run_observed(m, load_elf, &q, out_q, sizeof out_q, &stop, NULL, NULL, 0) != 0)
+    if (run_observed(m, load_elf, &q, out_q, sizeof out_q, &stop, NULL, 0) != 0)
         goto out;
     fputs(out_q, stdout);
     npk_stats_get(m, &s);
@@ -228,7 +243,7 @@ static int demo_rvnpu(const demo *d)
     if (s.insns && s.cycles)
         printf("  NPU vs plain: %.1fx fewer instructions, %.1fx fewer cycles\n",
                (double)insns_plain / (double)s.insns, (double)cycles_plain / (double)s.cycles);
-    host_speed(m, load_elf, &p, insns_plain);
+    host_speed(m, load_elf, &p, NULL, 0, insns_plain);
     if (strcmp(out_p, out_q) == 0 && strncmp(out_p, "gemm checksum 0x", 16) == 0) {
         printf("  outputs identical\n");
         rc = 0;
@@ -254,8 +269,8 @@ static int mlp_infer(npk_machine *m, const elf_image *fw, const unsigned char *p
 {
     char out[64];
     npk_stop stop;
-    if (run_observed(m, load_elf, fw, out, sizeof out, &stop, "test_image", pixels,
-                     MLP_PIXELS) != 0)
+    const sym_input in = {"test_image", pixels, MLP_PIXELS};
+    if (run_observed(m, load_elf, fw, out, sizeof out, &stop, &in, 1) != 0)
         return -1;
     npk_stats s;
     npk_stats_get(m, &s);
@@ -297,7 +312,7 @@ static int demo_mlp(const demo *d)
     if (!m)
         return 1;
     int rc = 1, correct = 0, agree = 0;
-    uint64_t sum_i = 0, sum_c = 0, sum_pi = 0, sum_pc = 0, npu_ops = 0;
+    uint64_t sum_i = 0, sum_c = 0, sum_pi = 0, sum_pc = 0, npu_ops = 0, i2_first = 0;
     printf("  test image 0 (label %s):\n", fashion_class[images[0] % 10]);
     show_image(images + 1);
     for (size_t k = 0; k < n; k++) {
@@ -307,6 +322,8 @@ static int demo_mlp(const demo *d)
         int q = mlp_infer(m, &plain, rec + 1, &i2, &c2, &n2);
         if (p < 0 || q < 0)
             goto out;
+        if (k == 0)
+            i2_first = i2;
         correct += p == rec[0];
         agree += p == q;
         sum_i += i1;
@@ -326,10 +343,78 @@ static int demo_mlp(const demo *d)
            "on %d of %zu images\n",
            (double)sum_pi / (double)sum_i, (double)sum_pc / (double)sum_c, agree, n);
     printf("  (all 10,000 test images: 86.55%% accurate, ctest rvnpu_mlp)\n");
-    host_speed(m, load_elf, &plain, sum_pi / n);
+    const sym_input img0 = {"test_image", images + 1, MLP_PIXELS};
+    host_speed(m, load_elf, &plain, &img0, 1, i2_first);
     rc = agree == (int)n ? 0 : 1;
     if (rc)
         fprintf(stderr, "npukit demo: rvnpu-mlp: the NPU and plain builds disagree\n");
+out:
+    npk_destroy(m);
+    return rc;
+}
+
+/* ---- rvnpu-transformer: the FP32 character model continuing a prompt ------------------------ */
+
+#define TF_PROMPT "Death is nature's way of"
+
+/* The demo's inputs: the prompt, its length, and 0 = generate until the context is full. */
+typedef struct tf_inputs {
+    unsigned char tokens[32], n_tokens[4], n_generate[4];
+    sym_input in[3];
+} tf_inputs;
+
+static void tf_inputs_init(tf_inputs *t)
+{
+    memset(t, 0, sizeof *t);
+    memcpy(t->tokens, TF_PROMPT, sizeof TF_PROMPT - 1);
+    t->n_tokens[0] = (unsigned char)(sizeof TF_PROMPT - 1);
+    t->in[0] = (sym_input){"test_tokens", t->tokens, sizeof t->tokens};
+    t->in[1] = (sym_input){"test_n_tokens", t->n_tokens, 4};
+    t->in[2] = (sym_input){"test_n_generate", t->n_generate, 4};
+}
+
+/* Run one build on the prompt: its output (prompt, "\n> ", generated bytes, "\n") in out. */
+static int tf_generate(npk_machine *m, const elf_image *fw, const tf_inputs *t, char *out,
+                       size_t n, npk_stats *s)
+{
+    npk_stop stop;
+    if (run_observed(m, load_elf, fw, out, n, &stop, t->in, 3) != 0)
+        return -1;
+    return npk_stats_get(m, s) == NPK_OK ? 0 : -1;
+}
+
+static int demo_transformer(const demo *d)
+{
+    const elf_image npu = {npk_demo_tf_npu, npk_demo_tf_npu_len, "transformer.elf"};
+    const elf_image plain = {npk_demo_tf_plain, npk_demo_tf_plain_len, "transformer_plain.elf"};
+    printf("   (%s; 134,848 float32 weights in models/transformer/weights.bin, trained on "
+           "Debian's fortunes)\n", d->file);
+    npk_machine *m = npk_cli_machine("npukit demo", "rvnpu", NULL);
+    if (!m)
+        return 1;
+    char out_n[256], out_p[256];
+    npk_stats s;
+    tf_inputs t;
+    tf_inputs_init(&t);
+    int rc = 1;
+    if (tf_generate(m, &npu, &t, out_n, sizeof out_n, &s) != 0)
+        goto out;
+    printf("  prompt and greedy continuation (NPU build):\n    %s", out_n);
+    uint64_t insns = s.insns, cycles = s.cycles, fnpu = count_of(&s, "npu.");
+    print_stats(&s);
+    printf("  FP NPU instructions: %llu of %llu retired\n", (unsigned long long)fnpu,
+           (unsigned long long)insns);
+    if (tf_generate(m, &plain, &t, out_p, sizeof out_p, &s) != 0)
+        goto out;
+    printf("  plain RV32IMF build (-DNO_NPU): %llu instructions, %llu cycles; same text: %s\n",
+           (unsigned long long)s.insns, (unsigned long long)s.cycles,
+           strcmp(out_n, out_p) == 0 ? "yes" : "no");
+    printf("  NPU vs plain: %.1fx fewer instructions, %.1fx fewer cycles\n",
+           (double)s.insns / (double)insns, (double)s.cycles / (double)cycles);
+    host_speed(m, load_elf, &npu, t.in, 3, insns);
+    rc = strncmp(out_n, TF_PROMPT "\n> ", sizeof TF_PROMPT + 2) == 0 ? 0 : 1;
+    if (rc)
+        fprintf(stderr, "npukit demo: rvnpu-transformer: unexpected output\n");
 out:
     npk_destroy(m);
     return rc;
@@ -344,6 +429,8 @@ static const demo demos[] = {
      "bench/rvnpu/gemm_i8.c", demo_rvnpu},
     {"rvnpu-mlp", "int8 MLP 784-128-10 classifying Fashion-MNIST images, NPU against plain",
      "examples/rvnpu/mlp/mlp.c", demo_mlp},
+    {"rvnpu-transformer", "FP32 character transformer continuing a prompt, FP NPU against plain",
+     "examples/rvnpu/transformer/transformer.c", demo_transformer},
 #endif
 };
 
