@@ -84,6 +84,9 @@ typedef struct onpu_decoded {
     uint8_t sat, keep, var; /* var: 0 E4M3, 1 E5M2 */
     uint8_t cvt_dst, cvt_src; /* VALU_CVT format codes */
     int32_t imm;            /* sext12(word[31:20]) for I format */
+    uint8_t mma_rd;         /* `mma` only: its rd field masked to VR (§4.4). The feed ignores it
+                               (rd is 0 above) but its text shows it (§7.4), so the canonical
+                               encoding keeps it. */
 } onpu_decoded;
 
 /* Decode w for configuration c. Returns 0 for a legal word. Otherwise -1, d->op =
@@ -104,5 +107,62 @@ int onpu_disasm(uint32_t w, const onpu_cfg *c, char *out, size_t n);
 struct npk_asm_result;
 int onpu_assemble(const char *src, size_t len, const char *file, const onpu_cfg *c, FILE *diag,
                   struct npk_asm_result **r);
+
+/* ---- ISA front end: operand kinds and options of isa.def's rows (isa.c) ---------------------- */
+
+/* isa.def's operand kinds, in this order (onpu_kind_names spells them as isa.def does). */
+typedef enum onpu_kind {
+    ONPU_K_WD, ONPU_K_WS1, ONPU_K_WS2, ONPU_K_VXD, ONPU_K_VXS1, ONPU_K_VXS2, ONPU_K_VED,
+    ONPU_K_VRD, ONPU_K_VRS1, ONPU_K_VRS2, ONPU_K_VRS3, ONPU_K_CVTD, ONPU_K_CVTS, ONPU_K_MEM,
+    ONPU_K_SEG, ONPU_K_IMM8, ONPU_K_IMM12, ONPU_N_KINDS
+} onpu_kind;
+#define ONPU_MAX_OPERANDS 4
+extern const char *const onpu_kind_names[ONPU_N_KINDS];
+
+/* Where an operand kind lives: its register field (0 rd [11:7], 1 rs1 [19:15], 2 rs2 [24:20],
+ * 3 rs3 [31:27], -1 none), the register's class (ONPU_VX/VE/VR or one of ONPU_CLS_*), and
+ * whether it is (or carries) the I-format immediate. */
+enum { ONPU_CLS_WIDTH = -1, ONPU_CLS_CVT_DST = -2, ONPU_CLS_CVT_SRC = -3, ONPU_CLS_NONE = -4 };
+typedef struct onpu_kind_info {
+    int field;
+    int cls;
+    int imm;
+} onpu_kind_info;
+extern const onpu_kind_info onpu_kinds[ONPU_N_KINDS];
+extern const unsigned onpu_field_lsb[4]; /* 7, 15, 20, 27 */
+
+/* isa.def's option names as bits (onpu_option_names[i] is bit i). */
+enum { ONPU_OPT_SAT = 1u, ONPU_OPT_KEEP = 2u, ONPU_OPT_ROUND = 4u, ONPU_OPT_VAR = 8u };
+#define ONPU_N_OPTIONS 4
+extern const char *const onpu_option_names[ONPU_N_OPTIONS];
+/* Rounding mode names by code (§4.2): rne rtz floor ceil. */
+extern const char *const onpu_round_names[4];
+/* Register class prefixes by onpu_class: vx ve vr. */
+extern const char *const onpu_class_names[3];
+
+/* The register class of an operand of kind k in d, once d->cls and d->src_cls are set. */
+static inline unsigned onpu_kind_class(onpu_kind k, const onpu_decoded *d)
+{
+    const int c = onpu_kinds[k].cls;
+    return c == ONPU_CLS_WIDTH || c == ONPU_CLS_CVT_DST ? d->cls
+           : c == ONPU_CLS_CVT_SRC                      ? d->src_cls
+                                                        : (unsigned)c;
+}
+
+/* Register field f (0 rd, 1 rs1, 2 rs2, 3 rs3) of d. */
+static inline uint8_t *onpu_reg(onpu_decoded *d, int f)
+{
+    return f == 0 ? &d->rd : f == 1 ? &d->rs1 : f == 2 ? &d->rs2 : &d->rs3;
+}
+
+/* The operand kinds of row op in assembly order; returns their count, or -1 if isa.def's list
+ * is malformed (a test checks that no row's is). */
+int onpu_operands(onpu_op op, onpu_kind out[ONPU_MAX_OPERANDS]);
+/* The ONPU_OPT_* bits of row op's option list (0 if malformed). */
+unsigned onpu_options(onpu_op op);
+
+/* The canonical word (§4.6) of a decoded instruction: what the assembler emits for its
+ * instruction text. A legal word w is canonical exactly when onpu_encode(decoded w) == w. */
+uint32_t onpu_encode(const onpu_decoded *d);
 
 #endif

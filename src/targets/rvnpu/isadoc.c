@@ -2,22 +2,14 @@
  * is its output, and a test keeps the two identical. Run: rvnpu_isadoc > docs/rvnpu-isa.md */
 #include <stdio.h>
 
+#include "targets/isadoc.h"
+
 #include "targets/rvnpu/rvnpu.h"
 
 static const char *const class_names[] = {"RV32I", "M", "F", "Zicsr", "priv", "NPU", "FNPU"};
 static const char *const fmt_names[] = {"R", "R4", "I", "S", "B", "U", "J", "SYS"};
 static const char *const rev_names[] = {"both", "seed", "rev2"};
 
-/* A Markdown table cell: '|' escaped. */
-static void cell(const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '|')
-            putchar('\\');
-        putchar(*s);
-    }
-    printf(" |\n");
-}
 
 int main(void)
 {
@@ -39,7 +31,7 @@ int main(void)
            (unsigned)(match), (unsigned)(mask), fmt_names[RVNPU_FMT_##format],                 \
            (operands)[0] ? operands : "-", class_names[RVNPU_CLASS_##class],                   \
            rev_names[RVNPU_REV_##rev], #count, (elem) ? #elem : "-");                          \
-    cell(summary);
+    npk_isadoc_cell(summary);
 #include "targets/rvnpu/isa.def"
     printf("\n## CSRs\n\n| name | number | access |\n|---|---|---|\n");
     for (size_t i = 0; i < rvnpu_n_csrs; i++)

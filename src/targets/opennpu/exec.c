@@ -1,0 +1,409 @@
+/* opennpu semantics (spec §5) and traps (§6.2): one case per instruction family, written once
+ * and run by two loops, the fast loop (no observers) and the observed loop (tick model,
+ * statistics, trace, timeline). Every number-format rule is a call into src/num. */
+#include <string.h>
+
+#include "num/num.h"
+#include "targets/opennpu/machine.h"
+
+enum { GO_ON = 0, STOPPED = 1 };
+
+/* The handlers select families by ranges of isa.def's row order. */
+_Static_assert(ONPU_OP_VRSUB - ONPU_OP_VADD == 7 && ONPU_OP_VAND - ONPU_OP_VSLL == 7,
+               "ARITH and LOGIC rows are contiguous");
+_Static_assert(ONPU_OP_ST_VR - ONPU_OP_LD_B == 11 && ONPU_OP_ST_B - ONPU_OP_LD_B == 6,
+               "LD rows then ST rows, in funct3 order");
+_Static_assert(ONPU_OP_VCVT_S32_S16 - ONPU_OP_VCVT_S8_S32 == 11 &&
+                   ONPU_OP_VNFMS - ONPU_OP_VFADD == 10 && ONPU_OP_VLUT_B == ONPU_OP_VLUT_A + 1 &&
+                   ONPU_OP_VSETLUT_B == ONPU_OP_VSETLUT_A + 1,
+               "CVT, FP + FMA and LUT rows are contiguous");
+
+static uint32_t word_at(const onpu_state *s, uint64_t pc)
+{
+    const uint8_t *b = s->image + 4 * pc;
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static uint32_t width_mask(unsigned bits)
+{
+    return bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1;
+}
+
+/* s_W(x): the low W bits of x as a two's-complement number. */
+static int64_t sx(uint32_t x, unsigned bits)
+{
+    return npk_wrap_int((int64_t)x, bits);
+}
+
+/* ---- traps ---------------------------------------------------------------------------------- */
+
+static void stop_word(npk_stop *stop, uint32_t w)
+{
+    stop->insn[0] = w;
+    stop->insn_bits = 32;
+}
+
+static int trap_illegal(onpu_state *s, npk_stop *stop)
+{
+    uint32_t w = word_at(s, s->pc);
+    onpu_decoded d;
+    char why[160] = "";
+    onpu_decode(w, &s->cfg, &d, why, sizeof why);
+    npk_stop_set(stop, NPK_STOP_FAULT, 4 * s->pc,
+                 "illegal instruction at pc %llu (byte 0x%llx): word 0x%08x: %s",
+                 (unsigned long long)s->pc, (unsigned long long)(4 * s->pc), w, why);
+    stop_word(stop, w);
+    return STOPPED;
+}
+
+static int trap_memory(onpu_state *s, npk_stop *stop, int64_t ea, unsigned n)
+{
+    uint32_t w = word_at(s, s->pc);
+    char text[160];
+    onpu_disasm(w, &s->cfg, text, sizeof text);
+    npk_stop_set(stop, NPK_STOP_FAULT, 4 * s->pc,
+                 "memory fault at pc %llu (byte 0x%llx): word 0x%08x (%s): EA = %lld, n = %u "
+                 "bytes, mem_size = %llu",
+                 (unsigned long long)s->pc, (unsigned long long)(4 * s->pc), w, text,
+                 (long long)ea, n, (unsigned long long)s->cfg.mem_size);
+    stop_word(stop, w);
+    return STOPPED;
+}
+
+/* ---- families ------------------------------------------------------------------------------- */
+
+/* §5.2: exact result, then wrap_W or sat_W (vmax/vmin ignore sat). */
+static uint32_t arith(unsigned op, int64_t a, int64_t b, unsigned bits, int sat)
+{
+    int64_t r;
+    switch (op) {
+    case ONPU_OP_VADD: r = a + b; break;
+    case ONPU_OP_VSUB: r = a - b; break;
+    case ONPU_OP_VMUL: r = a * b; break;
+    case ONPU_OP_VNEG: r = -a; break;
+    case ONPU_OP_VABS: r = a < 0 ? -a : a; break;
+    case ONPU_OP_VMAX: r = a > b ? a : b; sat = 0; break;
+    case ONPU_OP_VMIN: r = a < b ? a : b; sat = 0; break;
+    default: r = b - a; break; /* vrsub */
+    }
+    return (uint32_t)(sat ? npk_sat_int(r, bits) : npk_wrap_int(r, bits)) & width_mask(bits);
+}
+
+/* §5.3: raw W-bit lanes, shift amount y mod W. */
+static uint32_t logic(unsigned op, uint32_t x, uint32_t y, unsigned bits)
+{
+    uint32_t m = width_mask(bits);
+    unsigned sh = y & (bits - 1);
+    switch (op) {
+    case ONPU_OP_VSLL: return (x << sh) & m;
+    case ONPU_OP_VSRL: return x >> sh;
+    case ONPU_OP_VSRA: return (uint32_t)npk_shr_round(sx(x, bits), sh, NPK_QR_FLOOR) & m;
+    case ONPU_OP_VROL: return sh ? ((x << sh) | (x >> (bits - sh))) & m : x;
+    case ONPU_OP_VXOR: return x ^ y;
+    case ONPU_OP_VNOT: return ~x & m;
+    case ONPU_OP_VOR: return x | y;
+    default: return x & y; /* vand */
+    }
+}
+
+/* §5.4: all K lanes sign-extended to 32 bits and combined. */
+static uint32_t reduce(unsigned op, const uint32_t *a, unsigned K, unsigned bits)
+{
+    int64_t sum = 0, mx = INT64_MIN, mn = INT64_MAX;
+    uint32_t and_ = 0xFFFFFFFFu, or_ = 0, xor_ = 0;
+    for (unsigned k = 0; k < K; k++) {
+        int64_t v = sx(a[k], bits);
+        sum += v;
+        mx = v > mx ? v : mx;
+        mn = v < mn ? v : mn;
+        and_ &= (uint32_t)v;
+        or_ |= (uint32_t)v;
+        xor_ ^= (uint32_t)v;
+    }
+    switch (op) {
+    case ONPU_OP_VSUM: return (uint32_t)npk_wrap_int(sum, 32);
+    case ONPU_OP_VRMAX: return (uint32_t)mx;
+    case ONPU_OP_VRMIN: return (uint32_t)mn;
+    case ONPU_OP_VRAND: return and_;
+    case ONPU_OP_VROR: return or_;
+    default: return xor_; /* vrxor */
+    }
+}
+
+/* §5.6: one lane of a conversion. VALU_CVT takes subnormals at their value and keeps NaN
+ * payloads (§5.6.6), so the environment has no tier-2 options. */
+static uint32_t convert(const onpu_decoded *d, uint32_t v)
+{
+    npk_fenv e;
+    npk_fenv_init(&e, (npk_rm)d->round);
+    e.opts = NPK_OPT_NAN_PROPAGATE;
+    npk_cvt_mode to_int = d->sat ? NPK_CVT_SAT_NAN0 : NPK_CVT_WRAP;
+    switch (d->op) {
+    case ONPU_OP_VCVT_S8_S32:
+        return (uint32_t)(d->sat ? npk_sat_int(sx(v, 32), 8) : npk_wrap_int(sx(v, 32), 8)) & 0xFF;
+    case ONPU_OP_VCVT_S16_S32:
+        return (uint32_t)(d->sat ? npk_sat_int(sx(v, 32), 16) : npk_wrap_int(sx(v, 32), 16)) &
+               0xFFFF;
+    case ONPU_OP_VCVT_S32_S8: return (uint32_t)sx(v, 8);
+    case ONPU_OP_VCVT_S32_S16: return (uint32_t)sx(v, 16);
+    case ONPU_OP_VCVT_F32_S32: return npk_i32_to_f32((int32_t)sx(v, 32), &e);
+    case ONPU_OP_VCVT_F32_S8: return npk_i32_to_f32((int32_t)sx(v, 8), &e);
+    case ONPU_OP_VCVT_S32_F32: return (uint32_t)npk_f32_to_int(v, 32, to_int, &e);
+    case ONPU_OP_VCVT_S8_F32: return (uint32_t)npk_f32_to_int(v, 8, to_int, &e) & 0xFF;
+    case ONPU_OP_VCVT_F32_BF16: return npk_bf16_to_f32((uint16_t)v);
+    case ONPU_OP_VCVT_BF16_F32: return npk_f32_to_bf16_sat(v, d->sat, &e);
+    case ONPU_OP_VCVT_F32_BF8:
+        return d->var ? npk_e5m2_to_f32((uint8_t)v) : npk_e4m3_to_f32((uint8_t)v);
+    default: /* vcvt_bf8_f32 */
+        return d->var ? npk_f32_to_e5m2(v, d->sat, &e) : npk_f32_to_e4m3(v, d->sat, &e);
+    }
+}
+
+/* §5.8/§5.9 tier-2 FP: sanitised inputs, one rounding with the selected mode, flush below
+ * 2^-126 after rounding with an unbounded exponent (FTZ), saturation to +-max. */
+static uint32_t fp(const onpu_decoded *d, uint32_t a, uint32_t b, uint32_t c)
+{
+    npk_fenv e;
+    npk_fenv_init(&e, (npk_rm)d->round);
+    e.opts = NPK_OPT_FTZ | NPK_OPT_SATURATE;
+    if (d->op == ONPU_OP_VFNEG)
+        return a ^ 0x80000000u;
+    if (d->op == ONPU_OP_VFABS)
+        return a & 0x7FFFFFFFu;
+    a = npk_f32_zero_nonnormal(a);
+    b = npk_f32_zero_nonnormal(b);
+    c = npk_f32_zero_nonnormal(c);
+    switch (d->op) {
+    case ONPU_OP_VFADD: return npk_f32_add(a, b, &e);
+    case ONPU_OP_VFSUB: return npk_f32_sub(a, b, &e);
+    case ONPU_OP_VFMUL: return npk_f32_mul(a, b, &e);
+    case ONPU_OP_VFMAX: return npk_f32_max(a, b, &e);
+    case ONPU_OP_VFMIN: return npk_f32_min(a, b, &e);
+    case ONPU_OP_VFMA: return npk_f32_fma(a, b, c, &e);
+    case ONPU_OP_VFMS: return npk_f32_fms(a, b, c, &e);
+    case ONPU_OP_VNFMA: return npk_f32_fnmsub(a, b, c, &e);
+    default: return npk_f32_fnmadd(a, b, c, &e); /* vnfms */
+    }
+}
+
+/* Bytes an LD/ST moves (§5.10): 1, 2, 4, K, 2K, 4K; *cls is the register class. */
+static unsigned mem_shape(unsigned f3, unsigned K, unsigned *cls, unsigned *lanes)
+{
+    *cls = f3 % 3;
+    *lanes = f3 < 3 ? 1 : K;
+    return *lanes << *cls;
+}
+
+static int load_store(onpu_state *s, const onpu_decoded *d, int store, npk_stop *stop)
+{
+    unsigned K = s->cfg.K, cls, lanes;
+    unsigned f3 = d->op - (store ? ONPU_OP_ST_B : ONPU_OP_LD_B);
+    unsigned n = mem_shape(f3, K, &cls, &lanes), bytes = 1u << cls;
+    int64_t ea = (int64_t)onpu_lane_get(s, ONPU_VR, d->rs1, 0) + d->imm;
+    if (ea < 0 || (uint64_t)ea + n > s->cfg.mem_size)
+        return trap_memory(s, stop, ea, n);
+    uint8_t *p = s->mem + ea;
+    for (unsigned i = 0; i < lanes; i++, p += bytes) {
+        if (store) {
+            uint32_t v = onpu_lane_get(s, cls, d->rd, i);
+            for (unsigned b = 0; b < bytes; b++)
+                p[b] = (uint8_t)(v >> (8 * b));
+        } else {
+            uint32_t v = 0;
+            for (unsigned b = 0; b < bytes; b++)
+                v |= (uint32_t)p[b] << (8 * b);
+            onpu_lane_set(s, cls, d->rd, i, v);
+        }
+    }
+    return GO_ON;
+}
+
+/* §5.12: P[i][j] = (keep ? P[i][j] : 0) + a_i * b_j, wrapping at 32 bits. */
+static void mma_feed(onpu_state *s, const onpu_decoded *d)
+{
+    unsigned K = s->cfg.K;
+    int32_t a[ONPU_MAX_K], b[ONPU_MAX_K];
+    for (unsigned k = 0; k < K; k++) {
+        a[k] = (int32_t)sx(onpu_lane_get(s, ONPU_VX, d->rs1, k), 8);
+        b[k] = (int32_t)sx(onpu_lane_get(s, ONPU_VX, d->rs2, k), 8);
+    }
+    for (unsigned i = 0; i < K; i++) {
+        uint32_t *row = s->P + i * K;
+        for (unsigned j = 0; j < K; j++)
+            row[j] = (d->keep ? row[j] : 0) + (uint32_t)(a[i] * b[j]);
+    }
+}
+
+static void mma_drain(onpu_state *s, const onpu_decoded *d)
+{
+    unsigned K = s->cfg.K, nvr = onpu_nregs(&s->cfg, ONPU_VR);
+    for (unsigned j = 0; j < K; j++)
+        for (unsigned i = 0; i < K; i++)
+            onpu_lane_set(s, ONPU_VR, (d->rd + j) % nvr, i, s->P[i * K + j]);
+}
+
+/* Lane-wise families: every source lane is read before any destination byte is written. */
+static void lanewise(onpu_state *s, const onpu_decoded *d)
+{
+    unsigned K = s->cfg.K, op = d->op, cls = d->cls, src;
+    uint32_t a[ONPU_MAX_K], b[ONPU_MAX_K], c[ONPU_MAX_K], r[ONPU_MAX_K];
+    int is_cvt = op >= ONPU_OP_VCVT_S8_S32 && op <= ONPU_OP_VCVT_S32_S16;
+    /* funct7.width selects the class only where §4.4 says "w"; FP and FMA are always VR
+     * (their width field is ignored or absent), vlut always VX. */
+    if (is_cvt) {
+        cls = onpu_cvt_fmts[d->cvt_dst].cls;
+        src = onpu_cvt_fmts[d->cvt_src].cls;
+    } else if (op >= ONPU_OP_VFADD && op <= ONPU_OP_VNFMS) {
+        cls = src = ONPU_VR;
+    } else if (op == ONPU_OP_VLUT_A || op == ONPU_OP_VLUT_B) {
+        cls = src = ONPU_VX;
+    } else {
+        src = cls;
+    }
+    unsigned bits = 8u << cls;
+    for (unsigned k = 0; k < K; k++) {
+        a[k] = onpu_lane_get(s, src, d->rs1, k);
+        b[k] = onpu_lane_get(s, src, d->rs2, k);
+        c[k] = onpu_lane_get(s, src, d->rs3, k);
+    }
+    for (unsigned k = 0; k < K; k++) {
+        if (op >= ONPU_OP_VADD && op <= ONPU_OP_VRSUB)
+            r[k] = arith(op, sx(a[k], bits), sx(b[k], bits), bits, d->sat);
+        else if (op >= ONPU_OP_VSLL && op <= ONPU_OP_VAND)
+            r[k] = logic(op, a[k], b[k], bits);
+        else if (is_cvt)
+            r[k] = convert(d, a[k]);
+        else if (op >= ONPU_OP_VFADD && op <= ONPU_OP_VNFMS)
+            r[k] = fp(d, a[k], b[k], c[k]);
+        else if (op == ONPU_OP_VLUT_A || op == ONPU_OP_VLUT_B)
+            r[k] = s->lut[op - ONPU_OP_VLUT_A][a[k] & 0xFF];
+        else if (op == ONPU_OP_VBCAST_REG)
+            r[k] = a[0];
+        else /* vmov */
+            r[k] = a[k];
+    }
+    for (unsigned k = 0; k < K; k++)
+        onpu_lane_set(s, cls, d->rd, k, r[k]);
+}
+
+/* Execute the legal word in slot (or trap). Effects happen only when GO_ON is returned. */
+static inline int exec_one(onpu_state *s, const onpu_slot *slot, npk_stop *stop)
+{
+    const onpu_decoded *d = &slot->d;
+    unsigned K = s->cfg.K;
+    if (!slot->legal)
+        return trap_illegal(s, stop);
+    switch ((onpu_op)d->op) {
+    case ONPU_OP_NOP: break;
+    case ONPU_OP_LD_B: case ONPU_OP_LD_H: case ONPU_OP_LD_W:
+    case ONPU_OP_LD_VX: case ONPU_OP_LD_VE: case ONPU_OP_LD_VR:
+        return load_store(s, d, 0, stop);
+    case ONPU_OP_ST_B: case ONPU_OP_ST_H: case ONPU_OP_ST_W:
+    case ONPU_OP_ST_VX: case ONPU_OP_ST_VE: case ONPU_OP_ST_VR:
+        return load_store(s, d, 1, stop);
+    case ONPU_OP_MMA: mma_feed(s, d); break;
+    case ONPU_OP_MMA_LAST:
+        mma_feed(s, d);
+        mma_drain(s, d);
+        break;
+    case ONPU_OP_MMA_RESET: memset(s->P, 0, sizeof s->P); break;
+    case ONPU_OP_VSUM: case ONPU_OP_VRMAX: case ONPU_OP_VRMIN:
+    case ONPU_OP_VRAND: case ONPU_OP_VROR: case ONPU_OP_VRXOR: {
+        uint32_t a[ONPU_MAX_K];
+        for (unsigned k = 0; k < K; k++)
+            a[k] = onpu_lane_get(s, d->cls, d->rs1, k);
+        uint32_t r = reduce(d->op, a, K, 8u << d->cls);
+        for (unsigned k = 0; k < K; k++)
+            onpu_lane_set(s, ONPU_VR, d->rd, k, r);
+        break;
+    }
+    case ONPU_OP_VSETLUT_A: case ONPU_OP_VSETLUT_B: {
+        uint8_t *bank = s->lut[d->op - ONPU_OP_VSETLUT_A] + (unsigned)d->imm * 4 * K;
+        for (unsigned k = 0; k < K; k++)
+            for (unsigned b = 0; b < 4; b++)
+                bank[4 * k + b] = s->rf[(4 * d->rs1 + b) * K + k];
+        break;
+    }
+    case ONPU_OP_VBCAST_IMM:
+        memset(s->rf + d->rd * K, d->imm & 0xFF, K);
+        break;
+    case ONPU_OP_VMOVI:
+        onpu_lane_set(s, ONPU_VE, d->rd, 0, (uint32_t)npk_wrap_int(d->imm, 16));
+        break;
+    case ONPU_OP_VMOVH:
+        s->rf[(2 * d->rd + 1) * K] = (uint8_t)d->imm;
+        break;
+    default: lanewise(s, d); break;
+    }
+    return GO_ON;
+}
+
+/* ---- the two loops -------------------------------------------------------------------------- */
+
+static void retire(npk_machine *m, onpu_state *s, const onpu_slot *slot, uint64_t pc)
+{
+    npk_obs *o = npk_observers(m);
+    const onpu_decoded *d = &slot->d;
+    uint64_t issue, done, stalls;
+    onpu_timing(s, slot, &issue, &done, &stalls);
+    o->extra[ONPU_X_STALLS] += stalls;
+    if (d->op == ONPU_OP_MMA || d->op == ONPU_OP_MMA_LAST)
+        o->extra[ONPU_X_FEEDS]++;
+    if (d->op >= ONPU_OP_LD_B && d->op <= ONPU_OP_ST_VR) {
+        int store = d->op >= ONPU_OP_ST_B;
+        unsigned cls, lanes;
+        unsigned n = mem_shape(d->op - (store ? ONPU_OP_ST_B : ONPU_OP_LD_B), s->cfg.K, &cls,
+                               &lanes);
+        o->extra[store ? ONPU_X_STORED : ONPU_X_LOADED] += n;
+    }
+    npk_event ev = {.pc = 4 * pc, .word = s->image + 4 * pc, .mnemonic = d->op,
+                    .unit = onpu_insns[d->op].unit, .start = issue, .end = done};
+    npk_obs_retire(m, &ev);
+}
+
+static inline uint64_t run_loop(npk_machine *m, onpu_state *s, uint64_t max, npk_stop *stop,
+                                int observed)
+{
+    uint64_t n = 0;
+    while (s->pc < s->n_words && (!max || n < max)) {
+        const onpu_slot *slot = &s->slots[s->pc];
+        if (exec_one(s, slot, stop) == STOPPED) {
+            if (observed)
+                npk_observers(m)->extra[ONPU_X_TRAPS]++;
+            return n;
+        }
+        if (observed)
+            retire(m, s, slot, s->pc);
+        s->pc++;
+        n++;
+    }
+    return n;
+}
+
+npk_status onpu_run(npk_machine *m, void *state, uint64_t max_insns, npk_stop *stop)
+{
+    onpu_state *s = state;
+    npk_obs *o = npk_observers(m);
+    int observed = npk_obs_active(o);
+    if (observed)
+        run_loop(m, s, max_insns, stop, 1);
+    else
+        run_loop(m, s, max_insns, stop, 0);
+    if (observed && o->cycles)
+        o->extra[ONPU_X_UTIL] = o->extra[ONPU_X_FEEDS] * 1000 / o->cycles;
+    if (stop->reason == NPK_STOP_FAULT)
+        return NPK_OK;
+    if (s->pc >= s->n_words) {
+        npk_stop_set(stop, NPK_STOP_EXIT, 4 * s->pc, "end of program after %llu words",
+                     (unsigned long long)s->n_words);
+        stop->exit_code = 0;
+    } else {
+        uint32_t w = word_at(s, s->pc);
+        char text[160];
+        onpu_disasm(w, &s->cfg, text, sizeof text);
+        npk_stop_set(stop, NPK_STOP_BUDGET, 4 * s->pc,
+                     "instruction budget exhausted; next: pc %llu, word 0x%08x (%s)",
+                     (unsigned long long)s->pc, w, text);
+    }
+    return NPK_OK;
+}

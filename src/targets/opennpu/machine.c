@@ -1,0 +1,329 @@
+/* opennpu machine: configuration (spec §2), state and reset (§3), program loading, backdoor
+ * spaces for --load/--dump (§9) and the target's registration record. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "targets/asm_image.h"
+#include "targets/opennpu/machine.h"
+
+static const char *const extras[ONPU_N_EXTRAS] = {
+    "stall_ticks", "mma_feeds", "mma_util_permille", "mem_bytes_loaded", "mem_bytes_stored",
+    "traps"};
+
+static const npk_reg_info regs[] = {{"pc", 64}};
+
+#define LEGAL_KEYS "test, top, N=8, L=4..32 (multiple of 4), K=4..64 (power of two), " \
+                   "mem_size=1..4G, mem_latency=1..65535"
+
+static npk_status onpu_reset(npk_machine *m, void *state)
+{
+    onpu_state *s = state;
+    (void)m;
+    memset(s->rf, 0, sizeof s->rf);
+    memset(s->lut, 0, sizeof s->lut);
+    memset(s->P, 0, sizeof s->P);
+    s->pc = 0;
+    onpu_timing_reset(s);
+    return NPK_OK;
+}
+
+static void onpu_destroy(void *state)
+{
+    onpu_state *s = state;
+    if (!s)
+        return;
+    free(s->mem);
+    free(s->image);
+    free(s->slots);
+    free(s);
+}
+
+/* §2: presets set L and K; explicit keys override them. */
+static npk_status parse_config(npk_machine *m, npk_config *cfg, onpu_cfg *c)
+{
+    uint64_t n, l = 32, k = 8, size, lat;
+    const char *preset = npk_config_take(cfg, "preset");
+    if (preset) {
+        if (strcasecmp(preset, "top") == 0)
+            k = 64;
+        else if (strcasecmp(preset, "test") != 0)
+            return npk_fail(m, NPK_ERR_ARG, "opennpu: unknown preset or setting '%s' (legal: %s)",
+                            preset, LEGAL_KEYS);
+    }
+    const char *nv = npk_config_take(cfg, "N");
+    if (nv && (npk_parse_u64(nv, &n) != 0 || n != 8))
+        return npk_fail(m, NPK_ERR_ARG,
+                        "opennpu: N(bits)=%s is not supported: FP32 lanes are 4*N(bits) = 32 "
+                        "bits wide, so N(bits) must be 8", nv);
+    const char *lv = npk_config_take(cfg, "L");
+    if (lv && (npk_parse_u64(lv, &l) != 0 || l < 4 || l > 32 || l % 4))
+        return npk_fail(m, NPK_ERR_ARG,
+                        "opennpu: L=%s is not legal (legal: a multiple of 4 from 4 to 32)", lv);
+    const char *kv = npk_config_take(cfg, "K");
+    if (kv && (npk_parse_u64(kv, &k) != 0 || k < 4 || k > 64 || (k & (k - 1))))
+        return npk_fail(m, NPK_ERR_ARG,
+                        "opennpu: K=%s is not legal (legal: a power of two from 4 to 64: "
+                        "4, 8, 16, 32, 64)", kv);
+    npk_status st = npk_config_u64(m, cfg, "opennpu", "mem_size", 1u << 20, 1,
+                                   UINT64_C(1) << 32, &size);
+    if (st == NPK_OK)
+        st = npk_config_u64(m, cfg, "opennpu", "mem_latency", 1, 1, 65535, &lat);
+    if (st == NPK_OK)
+        st = npk_config_check_unused(m, cfg, "opennpu", LEGAL_KEYS);
+    if (st != NPK_OK)
+        return st;
+    c->L = (unsigned)l;
+    c->K = (unsigned)k;
+    c->mem_size = size;
+    c->mem_latency = (unsigned)lat;
+    return NPK_OK;
+}
+
+static void set_space(onpu_state *s, onpu_space i, const char *name, uint64_t size,
+                      const char *summary, uint8_t *data)
+{
+    s->spaces[i] = (npk_memspace){{name, size, summary}, data};
+}
+
+static npk_status onpu_create(npk_machine *m, const npk_config *cfg_in, void **out)
+{
+    onpu_cfg c;
+    npk_status st = parse_config(m, (npk_config *)cfg_in, &c);
+    if (st != NPK_OK)
+        return st;
+    onpu_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return npk_fail(m, NPK_ERR_NOMEM, "opennpu: out of memory");
+    s->cfg = c;
+    s->mem = calloc((size_t)c.mem_size, 1);
+    if (!s->mem) {
+        onpu_destroy(s);
+        return npk_fail(m, NPK_ERR_NOMEM, "opennpu: out of memory for mem_size=%llu",
+                        (unsigned long long)c.mem_size);
+    }
+    uint64_t K = c.K, L = c.L;
+    set_space(s, ONPU_SP_PROG, "prog", 0, "program words, little-endian (word n at 4n)", NULL);
+    set_space(s, ONPU_SP_MEM, "mem", c.mem_size, "data memory", s->mem);
+    set_space(s, ONPU_SP_RF, "rf", L * K,
+              "register file, byte-planar: row r lane k at r*K+k (= VX[r] lane k)", s->rf);
+    set_space(s, ONPU_SP_VE, "ve", L * K, "VE view: VE[i] lane k, 16-bit LE at (i*K+k)*2",
+              NULL);
+    set_space(s, ONPU_SP_VR, "vr", L * K, "VR view: VR[i] lane k, 32-bit LE at (i*K+k)*4",
+              NULL);
+    set_space(s, ONPU_SP_LUTA, "luta", 256, "LUT bank A", s->lut[0]);
+    set_space(s, ONPU_SP_LUTB, "lutb", 256, "LUT bank B", s->lut[1]);
+    set_space(s, ONPU_SP_ACC, "acc", K * K * 4,
+              "MMA accumulator P: P[i][j] as 32-bit LE at (i*K+j)*4", NULL);
+    npk_config_describe(m, "N=8,L=%u,K=%u,mem_size=%llu,mem_latency=%u", c.L, c.K,
+                        (unsigned long long)c.mem_size, c.mem_latency);
+    onpu_reset(m, s);
+    *out = s;
+    return NPK_OK;
+}
+
+void onpu_slot_fill(const onpu_state *s, uint32_t w, onpu_slot *slot)
+{
+    memset(slot, 0, sizeof *slot);
+    slot->legal = onpu_decode(w, &s->cfg, &slot->d, NULL, 0) == 0;
+    if (slot->legal)
+        onpu_rows(&s->cfg, &slot->d, &slot->src_rows, &slot->dst_rows);
+}
+
+static uint32_t image_word(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* A raw image is the whole program: word n at byte 4n (§3.5). */
+static npk_status onpu_load_raw(npk_machine *m, void *state, const uint8_t *bytes, size_t n,
+                                uint64_t addr)
+{
+    onpu_state *s = state;
+    if (addr != 0)
+        return npk_fail(m, NPK_ERR_RANGE,
+                        "opennpu: a program image loads at position 0, not at 0x%llx",
+                        (unsigned long long)addr);
+    if (n % 4)
+        return npk_fail(m, NPK_ERR_FORMAT,
+                        "opennpu: program image of %zu bytes is not a whole number of words", n);
+    size_t words = n / 4;
+    uint8_t *image = malloc(n ? n : 1);
+    onpu_slot *slots = malloc((words ? words : 1) * sizeof *slots);
+    if (!image || !slots) {
+        free(image);
+        free(slots);
+        return npk_fail(m, NPK_ERR_NOMEM, "opennpu: out of memory for a %zu-word program",
+                        words);
+    }
+    if (n)
+        memcpy(image, bytes, n);
+    for (size_t i = 0; i < words; i++)
+        onpu_slot_fill(s, image_word(image + 4 * i), &slots[i]);
+    free(s->image);
+    free(s->slots);
+    s->image = image;
+    s->slots = slots;
+    s->n_words = words;
+    s->spaces[ONPU_SP_PROG].data = image;
+    s->spaces[ONPU_SP_PROG].info.size = n;
+    return onpu_reset(m, s);
+}
+
+/* Where byte `addr` of a view space lives in the byte-planar register file. */
+static uint8_t *view_byte(onpu_state *s, unsigned cls, uint64_t addr)
+{
+    unsigned K = s->cfg.K, bytes = 1u << cls;
+    uint64_t lane = addr / bytes;
+    unsigned b = (unsigned)(addr % bytes), reg = (unsigned)(lane / K), k = (unsigned)(lane % K);
+    return &s->rf[((reg << cls) + b) * K + k];
+}
+
+/* P[i][j] as little-endian bytes, whatever the host's byte order. */
+static uint8_t acc_byte(const onpu_state *s, uint64_t addr)
+{
+    return (uint8_t)(s->P[addr / 4] >> (8 * (addr % 4)));
+}
+
+static void acc_set_byte(onpu_state *s, uint64_t addr, uint8_t v)
+{
+    uint32_t *p = &s->P[addr / 4];
+    unsigned sh = 8 * (unsigned)(addr % 4);
+    *p = (*p & ~(0xFFu << sh)) | (uint32_t)v << sh;
+}
+
+static npk_status onpu_space_read(npk_machine *m, void *state, size_t space, uint64_t addr,
+                                  void *buf, size_t n)
+{
+    onpu_state *s = state;
+    uint8_t *out = buf;
+    for (size_t i = 0; i < n; i++) {
+        if (space == ONPU_SP_ACC)
+            out[i] = acc_byte(s, addr + i);
+        else if (space == ONPU_SP_VE || space == ONPU_SP_VR)
+            out[i] = *view_byte(s, space == ONPU_SP_VE ? ONPU_VE : ONPU_VR, addr + i);
+        else
+            return npk_fail(m, NPK_ERR_UNSUPPORTED, "opennpu: space %zu has no reader", space);
+    }
+    return NPK_OK;
+}
+
+static npk_status onpu_space_write(npk_machine *m, void *state, size_t space, uint64_t addr,
+                                   const void *buf, size_t n)
+{
+    onpu_state *s = state;
+    const uint8_t *in = buf;
+    (void)m;
+    switch ((onpu_space)space) {
+    case ONPU_SP_ACC:
+        for (size_t i = 0; i < n; i++)
+            acc_set_byte(s, addr + i, in[i]);
+        break;
+    case ONPU_SP_VE:
+    case ONPU_SP_VR:
+        for (size_t i = 0; i < n; i++)
+            *view_byte(s, space == ONPU_SP_VE ? ONPU_VE : ONPU_VR, addr + i) = in[i];
+        break;
+    case ONPU_SP_PROG:
+        memcpy(s->image + addr, in, n);
+        for (uint64_t w = addr / 4; w < (addr + n + 3) / 4; w++)
+            onpu_slot_fill(s, image_word(s->image + 4 * w), &s->slots[w]);
+        break;
+    default:
+        memcpy(s->spaces[space].data + addr, in, n);
+        break;
+    }
+    return NPK_OK;
+}
+
+static size_t onpu_spaces(void *state, npk_memspace **list)
+{
+    onpu_state *s = state;
+    *list = s->spaces;
+    return ONPU_N_SPACES;
+}
+
+static size_t onpu_regs(void *state, const npk_reg_info **list)
+{
+    (void)state;
+    *list = regs;
+    return sizeof regs / sizeof regs[0];
+}
+
+static npk_status onpu_reg_read(npk_machine *m, void *state, size_t i, uint64_t *v)
+{
+    onpu_state *s = state;
+    (void)m;
+    (void)i;
+    *v = s->pc;
+    return NPK_OK;
+}
+
+static npk_status onpu_reg_write(npk_machine *m, void *state, size_t i, uint64_t v)
+{
+    onpu_state *s = state;
+    (void)i;
+    if (v > s->n_words)
+        return npk_fail(m, NPK_ERR_RANGE, "opennpu: pc %llu is past the end of the %llu-word "
+                        "program", (unsigned long long)v, (unsigned long long)s->n_words);
+    s->pc = v;
+    return NPK_OK;
+}
+
+static npk_status onpu_disasm_hook(npk_machine *m, void *state, const uint8_t *b, uint64_t pc,
+                                   char *out, size_t n)
+{
+    onpu_state *s = state;
+    (void)m;
+    (void)pc;
+    onpu_disasm(image_word(b), &s->cfg, out, n);
+    return NPK_OK;
+}
+
+static npk_status onpu_assemble_hook(npk_machine *m, void *state, const char *source,
+                                     const char *name, FILE *diag, uint8_t **image, size_t *size)
+{
+    onpu_state *s = state;
+    *image = NULL;
+    *size = 0;
+    if (!source)
+        return npk_fail(m, NPK_ERR_ARG, "opennpu: no assembly source");
+    npk_asm_result *r = NULL;
+    int errors = onpu_assemble(source, strlen(source), name, &s->cfg, diag, &r);
+    return npk_target_asm_image(m, errors, r, name, 4, image, size);
+}
+
+const npk_target npk_target_opennpu = {
+    .name = "opennpu",
+    .summary = "32-bit vector/matrix NPU (byte-planar VX/VE/VR register file, K x K int8 MMA, "
+               "LUTs, FP32 tier-2)",
+    .config_help =
+        "  test          preset (default): N=8, L=32, K=8 (256-byte register file)\n"
+        "  top           preset: N=8, L=32, K=64 (2 KiB register file)\n"
+        "  N=8           base lane width in bits; only 8 (FP32 lanes are 4*N(bits) wide)\n"
+        "  L=4..32       VX registers, a multiple of 4 (default 32)\n"
+        "  K=4..64       lanes per register and MMA side, a power of two (default 8)\n"
+        "  mem_size=N    data memory bytes, 1 .. 4G (default 1M)\n"
+        "  mem_latency=N LD/ST latency in ticks, 1 .. 65535 (default 1)\n",
+    .insn_bytes = 4,
+    .elf_machine = 0,
+    .create = onpu_create,
+    .destroy = onpu_destroy,
+    .reset = onpu_reset,
+    .load_raw = onpu_load_raw,
+    .assemble = onpu_assemble_hook,
+    .run = onpu_run,
+    .disasm = onpu_disasm_hook,
+    .spaces = onpu_spaces,
+    .space_read = onpu_space_read,
+    .space_write = onpu_space_write,
+    .regs = onpu_regs,
+    .reg_read = onpu_reg_read,
+    .reg_write = onpu_reg_write,
+    .mnemonics = onpu_mnemonics,
+    .n_mnemonics = ONPU_N_OPS,
+    .units = onpu_unit_names,
+    .n_units = ONPU_N_UNITS,
+    .extras = extras,
+    .n_extras = ONPU_N_EXTRAS,
+};
