@@ -179,3 +179,20 @@ function(rvnpu_add_firmware name)
   set_target_properties(rvnpu_fw_${name} PROPERTIES RVNPU_ELF "${elf}")
   add_dependencies(rvnpu_firmware rvnpu_fw_${name})
 endfunction()
+
+# rvnpu_weights_asm(out_var TEMPLATE blob PREFIX): configure TEMPLATE (an assembler file that
+# .incbin's a shipped weights blob) into the build directory as <name>.S, with
+# @<PREFIX>_WEIGHTS_FILE@ = the blob's path and @<PREFIX>_WEIGHTS_SHA256@ = its hash, so that new
+# weights change the generated file and the firmware is rebuilt (CMake re-runs when the blob
+# changes). Sets out_var to the generated file, for rvnpu_add_firmware(SOURCES ...).
+function(rvnpu_weights_asm out_var template blob prefix)
+  if(NOT EXISTS "${blob}")
+    message(FATAL_ERROR "${blob} is missing (the README next to it says how to regenerate it)")
+  endif()
+  set(${prefix}_WEIGHTS_FILE "${blob}")
+  file(SHA256 "${blob}" ${prefix}_WEIGHTS_SHA256)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${blob}")
+  get_filename_component(name "${template}" NAME_WE)
+  configure_file("${template}" "${CMAKE_CURRENT_BINARY_DIR}/${name}.S" @ONLY)
+  set(${out_var} "${CMAKE_CURRENT_BINARY_DIR}/${name}.S" PARENT_SCOPE)
+endfunction()
