@@ -202,9 +202,12 @@ uint32_t npk_f64bits_to_f32(uint64_t d, npk_fenv *e)
 uint64_t npk_f32_to_f64bits(uint32_t a)
 {
     uint64_t sgn = (uint64_t)(a >> 31) << 63;
-    if ((a & 0x7F800000u) == 0x7F800000u)
+    uint32_t be = a >> 23 & 0xFF;
+    if (be == 0xFF)
         return sgn | UINT64_C(0x7FF0000000000000) | ((uint64_t)(a & 0x7FFFFF) << 29);
-    return npk_fmt_to_f64bits(NPK_FMT_F32, a);
+    if (be != 0) /* normal: rebias the exponent (127 -> 1023), widen the fraction */
+        return sgn | (uint64_t)(be + 1023 - 127) << 52 | (uint64_t)(a & 0x7FFFFF) << 29;
+    return npk_fmt_to_f64bits(NPK_FMT_F32, a); /* zero and subnormals */
 }
 
 /* ---- binary32 <-> integers ---- */

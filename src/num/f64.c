@@ -89,6 +89,9 @@ uint64_t npk_f64_mul(uint64_t a, uint64_t b, npk_fenv *e)
     x = sig(a);
     y = sig(b);
     ex = expo(a) + expo(b);
+    /* short significands (widened binary32 values, for example): one 64-bit product */
+    if (!((x | y) & ((UINT64_C(1) << 29) - 1)))
+        return npk__round_pack(&npk__fmt_f64, s, ex + 58, (x >> 29) * (y >> 29), 0, e);
     p00 = (x & 0xFFFFFFFFu) * (y & 0xFFFFFFFFu);
     p01 = (x & 0xFFFFFFFFu) * (y >> 32);
     p10 = (x >> 32) * (y & 0xFFFFFFFFu);

@@ -163,6 +163,10 @@ int main(void)
                     (uint64_t)((2046 + 1023 - (int)((a >> 52) & 0x7FF) + 2 * (int)((v >> 8) % 2)) % 2047) << 52;
             check(op, a, b);
         }
+        /* short significands (low 29 bits zero, as in widened binary32 values): the one-product
+         * path of npk_f64_mul, at every exponent, subnormal and overflowing products included */
+        for (t = 0; op == 2 && t < n / 4; t++)
+            check(op, gen(&r) & ~((UINT64_C(1) << 29) - 1), gen(&r) & ~((UINT64_C(1) << 29) - 1));
     }
     printf("binary64 add/sub/mul: %lu checks\n", npk_test_pass + npk_test_fail);
     /* rvnpu §6.2: facc = 1 + 2^-30 narrows to 1.0; 1e300 narrows to +inf */
