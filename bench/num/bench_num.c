@@ -58,72 +58,34 @@ static void make_operands(void)
 
 typedef uint32_t (*runner)(long reps);
 
-static uint32_t run_npk_add(long reps)
-{
-    npk_fenv e;
-    uint32_t sum = 0;
-    long r;
-    int i;
-    npk_fenv_init(&e, NPK_RM_RNE);
-    for (r = 0; r < reps; r++)
-        for (i = 0; i < N; i++)
-            sum += npk_f32_add(A[i], B[i], &e);
-    return sum + e.flags;
-}
-static uint32_t run_npk_mul(long reps)
-{
-    npk_fenv e;
-    uint32_t sum = 0;
-    long r;
-    int i;
-    npk_fenv_init(&e, NPK_RM_RNE);
-    for (r = 0; r < reps; r++)
-        for (i = 0; i < N; i++)
-            sum += npk_f32_mul(A[i], B[i], &e);
-    return sum + e.flags;
-}
-static uint32_t run_npk_fma(long reps)
-{
-    npk_fenv e;
-    uint32_t sum = 0;
-    long r;
-    int i;
-    npk_fenv_init(&e, NPK_RM_RNE);
-    for (r = 0; r < reps; r++)
-        for (i = 0; i < N; i++)
-            sum += npk_f32_fma(A[i], B[i], C[i], &e);
-    return sum + e.flags;
-}
-static uint32_t run_nat_add(long reps)
-{
-    uint32_t sum = 0;
-    long r;
-    int i;
-    for (r = 0; r < reps; r++)
-        for (i = 0; i < N; i++)
-            sum += bits(FA[i] + FB[i]);
-    return sum;
-}
-static uint32_t run_nat_mul(long reps)
-{
-    uint32_t sum = 0;
-    long r;
-    int i;
-    for (r = 0; r < reps; r++)
-        for (i = 0; i < N; i++)
-            sum += bits(FA[i] * FB[i]);
-    return sum;
-}
-static uint32_t run_nat_fma(long reps)
-{
-    uint32_t sum = 0;
-    long r;
-    int i;
-    for (r = 0; r < reps; r++)
-        for (i = 0; i < N; i++)
-            sum += bits(fmaf(FA[i], FB[i], FC[i]));
-    return sum;
-}
+/* One timed kernel per operation: npukit's soft-float (flags folded into the checksum so
+ * they are computed) and the native float operation on the same data. */
+#define NPK_KERNEL(name, expr)                                                                \
+    static uint32_t run_npk_##name(long reps)                                                 \
+    {                                                                                         \
+        npk_fenv e;                                                                           \
+        uint32_t sum = 0;                                                                     \
+        npk_fenv_init(&e, NPK_RM_RNE);                                                        \
+        for (long r = 0; r < reps; r++)                                                       \
+            for (int i = 0; i < N; i++)                                                       \
+                sum += (expr);                                                                \
+        return sum + e.flags;                                                                 \
+    }
+#define NATIVE_KERNEL(name, expr)                                                             \
+    static uint32_t run_nat_##name(long reps)                                                 \
+    {                                                                                         \
+        uint32_t sum = 0;                                                                     \
+        for (long r = 0; r < reps; r++)                                                       \
+            for (int i = 0; i < N; i++)                                                       \
+                sum += bits(expr);                                                            \
+        return sum;                                                                           \
+    }
+NPK_KERNEL(add, npk_f32_add(A[i], B[i], &e))
+NPK_KERNEL(mul, npk_f32_mul(A[i], B[i], &e))
+NPK_KERNEL(fma, npk_f32_fma(A[i], B[i], C[i], &e))
+NATIVE_KERNEL(add, FA[i] + FB[i])
+NATIVE_KERNEL(mul, FA[i] * FB[i])
+NATIVE_KERNEL(fma, fmaf(FA[i], FB[i], FC[i]))
 
 /* Mop/s of f, timed over at least `budget` seconds; the checksum goes to *check. */
 static double measure(runner f, double budget, uint32_t *check)
