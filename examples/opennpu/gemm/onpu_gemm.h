@@ -1,0 +1,70 @@
+/* GEMM on opennpu's K x K MMA array (spec shared/spec/opennpu.md §5.12): C = A * B with
+ * A (M x Kd) and B (Kd x N) signed 8-bit, C (M x N) int32, any M, N, Kd >= 1.
+ *
+ * The ISA has no branches, so a GEMM is a straight-line program made for one shape and one
+ * memory layout: onpu_gemm_plan() decides the layout, onpu_gemm_pack() writes A and B into a
+ * data-memory image in the packed form the program loads, onpu_gemm_program() writes the
+ * assembly source, and onpu_gemm_ref() is the host reference. The schedule and the tick bound
+ * it is measured against are derived in docs/opennpu.md ("GEMM").
+ *
+ * Memory layout (all offsets from plan.base, little-endian):
+ *   A panels   one per tile row I (rows 8I .. 8I+7 at K = 8): a 4-byte index word
+ *              (bytes 0, 1, 2, 3; used to read back a value parked in LUT bank B) followed by
+ *              ceil(Kd/4) quads of 4K bytes; quad u holds A[K*I + q][4u + b] at byte 4q + b
+ *              (zero outside A), so one ld.vr puts column 4u + b of the tile into lane q of
+ *              VX[4r + b].
+ *   B panels   one per tile column J: ceil(Kd/4) quads of 4K bytes; quad u holds
+ *              B[4u + b][K*J + p] at byte 4p + b.
+ *   C          row-major int32, row stride ldc = 4N bytes, followed by 4K bytes of slack:
+ *              a tile at the right edge is stored as whole rows of K values, and the values
+ *              past column N-1 land in the next row (rewritten later in program order) or,
+ *              after the last row, in the slack.
+ * The program also uses LUT bank B segment 0 as scratch when every VR register is a drain
+ * target (K = L/4). */
+#ifndef ONPU_GEMM_H
+#define ONPU_GEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct onpu_gemm_plan {
+    unsigned M, N, Kd;      /* shape */
+    unsigned K, L;          /* machine: lanes (array side) and VX registers */
+    unsigned tiles_m, tiles_n, quads;
+    uint64_t base;          /* first byte used */
+    uint64_t a_addr, a_panel;  /* A panels start, bytes per panel */
+    uint64_t b_addr, b_panel;
+    uint64_t c_addr, ldc;      /* C start, row stride in bytes */
+    uint64_t end;           /* one past the last byte used (C slack included) */
+} onpu_gemm_plan;
+
+/* Layout for C = A * B at `base` on a machine with K lanes and L VX registers. Returns 0, or
+ * -1 with a message in err (bad shape, K > L/4: the drain of a K x K tile does not fit the
+ * VR file, an address range beyond 2^31). */
+int onpu_gemm_plan_make(onpu_gemm_plan *p, unsigned M, unsigned N, unsigned Kd, unsigned K,
+                        unsigned L, uint64_t base, char *err, size_t err_size);
+
+/* Write the packed A and B (row-major int8 matrices) and the index words into mem, which
+ * holds the bytes [p->base, p->end) (so mem[0] is address p->base). C is zeroed. */
+void onpu_gemm_pack(const onpu_gemm_plan *p, const int8_t *A, const int8_t *B, uint8_t *mem);
+
+/* Read C (row-major int32, M x N) back from such an image. */
+void onpu_gemm_unpack_c(const onpu_gemm_plan *p, const uint8_t *mem, int32_t *C);
+
+/* Statistics of a generated program (what the schedule costs, §6.3 ticks at mem_latency 1). */
+typedef struct onpu_gemm_counts {
+    uint64_t insns, feeds, loads, stores, setup;  /* setup: base-address and scratch work */
+    uint64_t ticks;         /* predicted tick count at mem_latency = 1 */
+    uint64_t bound;         /* the lower bound of docs/opennpu.md: feeds + loads + stores +
+                               (K - 1) drain ticks per tile */
+} onpu_gemm_counts;
+
+/* The assembly source (malloc'd, NUL-terminated; free with free()). NULL on allocation
+ * failure. counts may be NULL. */
+char *onpu_gemm_program(const onpu_gemm_plan *p, onpu_gemm_counts *counts);
+
+/* Host reference: C = A * B exactly (int32; Kd * 128 * 128 < 2^31 for Kd < 131072). */
+void onpu_gemm_ref(unsigned M, unsigned N, unsigned Kd, const int8_t *A, const int8_t *B,
+                   int32_t *C);
+
+#endif
