@@ -65,12 +65,12 @@ int onpu_gemm_plan_make(onpu_gemm_plan *p, unsigned M, unsigned N, unsigned Kd, 
     return 0;
 }
 
-void onpu_gemm_pack(const onpu_gemm_plan *p, const int8_t *A, const int8_t *B, uint8_t *mem)
+void onpu_gemm_pack_a(const onpu_gemm_plan *p, const int8_t *A, uint8_t *dst)
 {
     unsigned K = p->K;
-    memset(mem, 0, p->end - p->base);
     for (unsigned I = 0; I < p->tiles_m; I++) {
-        uint8_t *pa = mem + (p->a_addr - p->base) + I * p->a_panel;
+        uint8_t *pa = dst + I * p->a_panel;
+        memset(pa, 0, p->a_panel);
         for (unsigned b = 0; b < 4; b++)
             pa[b] = (uint8_t)b;
         for (unsigned u = 0; u < p->quads; u++)
@@ -82,8 +82,14 @@ void onpu_gemm_pack(const onpu_gemm_plan *p, const int8_t *A, const int8_t *B, u
                             (uint8_t)A[(uint64_t)row * p->Kd + t];
                 }
     }
+}
+
+void onpu_gemm_pack_b(const onpu_gemm_plan *p, const int8_t *B, uint8_t *dst)
+{
+    unsigned K = p->K;
+    memset(dst, 0, p->b_panel * p->tiles_n);
     for (unsigned J = 0; J < p->tiles_n; J++) {
-        uint8_t *pb = mem + (p->b_addr - p->base) + J * p->b_panel;
+        uint8_t *pb = dst + J * p->b_panel;
         for (unsigned u = 0; u < p->quads; u++)
             for (unsigned q = 0; q < K; q++)
                 for (unsigned b = 0; b < 4; b++) {
@@ -92,6 +98,13 @@ void onpu_gemm_pack(const onpu_gemm_plan *p, const int8_t *A, const int8_t *B, u
                         pb[(uint64_t)u * 4 * K + 4 * q + b] = (uint8_t)B[(uint64_t)t * p->N + col];
                 }
     }
+}
+
+void onpu_gemm_pack(const onpu_gemm_plan *p, const int8_t *A, const int8_t *B, uint8_t *mem)
+{
+    memset(mem, 0, p->end - p->base);
+    onpu_gemm_pack_a(p, A, mem + (p->a_addr - p->base));
+    onpu_gemm_pack_b(p, B, mem + (p->b_addr - p->base));
 }
 
 void onpu_gemm_unpack_c(const onpu_gemm_plan *p, const uint8_t *mem, int32_t *C)
@@ -120,12 +133,12 @@ void onpu_gemm_ref(unsigned M, unsigned N, unsigned Kd, const int8_t *A, const i
 
 enum { MAX_VR = 8 };
 
-typedef struct gen {
+struct onpu_gen {
     char *buf;
     size_t len, cap;
     int oom;
-    const onpu_gemm_plan *p;
-    unsigned R;                 /* VR registers (L/4) */
+    const onpu_gemm_plan *p;    /* the GEMM being generated */
+    unsigned K, R;                 /* VR registers (L/4) */
     /* What the generator knows about lane 0 of each VE register (for vmovi/vmovh reuse) and
      * which VR registers hold a base address. */
     int ve_known[2 * MAX_VR];
@@ -136,7 +149,8 @@ typedef struct gen {
     int busy[MAX_VR];           /* holds data that must not be overwritten */
     uint64_t clock;
     onpu_gemm_counts n;
-} gen;
+};
+typedef struct onpu_gen gen;
 
 static void emit(gen *g, const char *fmt, ...)
 {
@@ -307,13 +321,67 @@ static void tile_stores(gen *g, unsigned I, unsigned J)
     }
 }
 
-char *onpu_gemm_program(const onpu_gemm_plan *p, onpu_gemm_counts *counts)
+onpu_gen *onpu_gen_new(unsigned K, unsigned L)
 {
-    gen g;
-    memset(&g, 0, sizeof g);
-    g.p = p;
-    g.R = p->L / 4;
-    emit(&g,
+    gen *g = calloc(1, sizeof *g);
+    if (g)
+        g->K = K, g->R = L / 4 > MAX_VR ? MAX_VR : L / 4;
+    return g;
+}
+
+void onpu_gen_free(onpu_gen *g)
+{
+    if (g)
+        free(g->buf);
+    free(g);
+}
+
+void onpu_gen_text(onpu_gen *g, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    emit(g, "%s", line);
+}
+
+void onpu_gen_insn(onpu_gen *g, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    INSN(g, "%s", line);
+}
+
+unsigned onpu_gen_base(onpu_gen *g, uint64_t addr, unsigned avoid, long long *offset)
+{
+    unsigned r = base_for(g, addr, avoid);
+    *offset = (long long)addr - (long long)g->base_val[r];
+    return r;
+}
+
+unsigned onpu_gen_reg(onpu_gen *g, unsigned avoid)
+{
+    return pick_reg(g, avoid);
+}
+
+void onpu_gen_busy(onpu_gen *g, unsigned vr, int busy)
+{
+    g->busy[vr] = busy;
+}
+
+void onpu_gen_clobber(onpu_gen *g, unsigned vr)
+{
+    forget(g, vr);
+}
+
+void onpu_gen_gemm(onpu_gen *g, const onpu_gemm_plan *p)
+{
+    g->p = p;
+    emit(g,
          "# GEMM C = A * B, A %ux%u, B %ux%u, int8 -> int32, on K=%u L=%u (made by onpu_gemm)\n"
          "# A panels at %llu (%llu bytes each), B panels at %llu (%llu bytes each),\n"
          "# C at %llu, row stride %llu bytes, %llu bytes of slack after it\n",
@@ -326,18 +394,33 @@ char *onpu_gemm_program(const onpu_gemm_plan *p, onpu_gemm_counts *counts)
      * overhang of a right-edge tile is rewritten by the tiles stored after it. */
     for (unsigned I = 0; I < p->tiles_m; I++)
         for (unsigned Jr = p->tiles_n; Jr-- > 0;) {
-            tile_feeds(&g, I, Jr);
-            tile_stores(&g, I, Jr);
+            tile_feeds(g, I, Jr);
+            tile_stores(g, I, Jr);
             tiles++;
             rows_stored += p->M - p->K * I < p->K ? p->M - p->K * I : p->K;
         }
-    if (g.oom) {
-        free(g.buf);
-        return NULL;
-    }
-    g.n.bound = g.n.feeds + tiles * ((p->Kd + 1) / 2) + rows_stored +
-                (p->K == g.R ? tiles * (p->K - 1) : 0);
+    g->n.bound += (uint64_t)p->Kd * tiles + tiles * ((p->Kd + 1) / 2) + rows_stored +
+                  (p->K == g->R ? tiles * (p->K - 1) : 0);
+    g->p = NULL;
+}
+
+char *onpu_gen_finish(onpu_gen *g, onpu_gemm_counts *counts)
+{
+    char *text = g->oom ? NULL : g->buf;
     if (counts)
-        *counts = g.n;
-    return g.buf;
+        *counts = g->n;
+    if (g->oom)
+        free(g->buf);
+    g->buf = NULL;
+    onpu_gen_free(g);
+    return text;
+}
+
+char *onpu_gemm_program(const onpu_gemm_plan *p, onpu_gemm_counts *counts)
+{
+    gen *g = onpu_gen_new(p->K, p->L);
+    if (!g)
+        return NULL;
+    onpu_gen_gemm(g, p);
+    return onpu_gen_finish(g, counts);
 }

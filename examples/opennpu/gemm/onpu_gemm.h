@@ -48,6 +48,10 @@ int onpu_gemm_plan_make(onpu_gemm_plan *p, unsigned M, unsigned N, unsigned Kd, 
  * holds the bytes [p->base, p->end) (so mem[0] is address p->base). C is zeroed. */
 void onpu_gemm_pack(const onpu_gemm_plan *p, const int8_t *A, const int8_t *B, uint8_t *mem);
 
+/* The same for A alone (tiles_m * a_panel bytes at dst) and B alone (tiles_n * b_panel). */
+void onpu_gemm_pack_a(const onpu_gemm_plan *p, const int8_t *A, uint8_t *dst);
+void onpu_gemm_pack_b(const onpu_gemm_plan *p, const int8_t *B, uint8_t *dst);
+
 /* Read C (row-major int32, M x N) back from such an image. */
 void onpu_gemm_unpack_c(const onpu_gemm_plan *p, const uint8_t *mem, int32_t *C);
 
@@ -62,6 +66,25 @@ typedef struct onpu_gemm_counts {
 /* The assembly source (malloc'd, NUL-terminated; free with free()). NULL on allocation
  * failure. counts may be NULL. */
 char *onpu_gemm_program(const onpu_gemm_plan *p, onpu_gemm_counts *counts);
+
+/* The generator as a program builder, for programs that combine GEMMs with other work (the
+ * MLP): instructions are appended in order; the builder tracks which VR registers hold a known
+ * base address (lane 0) so that loads and stores reuse them. */
+typedef struct onpu_gen onpu_gen;
+onpu_gen *onpu_gen_new(unsigned K, unsigned L);       /* NULL when out of memory */
+void onpu_gen_free(onpu_gen *g);
+void onpu_gen_gemm(onpu_gen *g, const onpu_gemm_plan *p);   /* append a whole GEMM */
+void onpu_gen_text(onpu_gen *g, const char *fmt, ...);      /* comment/blank text, verbatim */
+void onpu_gen_insn(onpu_gen *g, const char *fmt, ...);      /* one instruction (a line) */
+/* A VR register whose lane 0 + offset (-2048 .. 2047) is addr, building one if needed in a
+ * register that is neither busy nor in the `avoid` mask (bit r = VR r). */
+unsigned onpu_gen_base(onpu_gen *g, uint64_t addr, unsigned avoid, long long *offset);
+/* A free VR register (not busy, not in avoid), for data; its old contents are forgotten. */
+unsigned onpu_gen_reg(onpu_gen *g, unsigned avoid);
+void onpu_gen_busy(onpu_gen *g, unsigned vr, int busy);    /* holds data: never a new base */
+void onpu_gen_clobber(onpu_gen *g, unsigned vr);            /* VR vr was written */
+/* The text (malloc'd; NULL when out of memory) and counts; frees the builder. */
+char *onpu_gen_finish(onpu_gen *g, onpu_gemm_counts *counts);
 
 /* Host reference: C = A * B exactly (int32; Kd * 128 * 128 < 2^31 for Kd < 131072). */
 void onpu_gemm_ref(unsigned M, unsigned N, unsigned Kd, const int8_t *A, const int8_t *B,
