@@ -43,6 +43,7 @@ bench: build
 	$(CMAKE) --build $(BUILD) -j $(JOBS) --target npk_benches
 	$(BUILD)/bench/num/bench_num
 	$(BUILD)/bench/rvnpu/bench_rvnpu
+	$(BUILD)/bench/opennpu/bench_opennpu
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD)

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 
+#include "bench_machine.h"
 #include "num/num.h"
 
 #define N 4096 /* operand sets, reused; small enough to stay in cache */
@@ -118,26 +118,6 @@ static int results_differ(void)
     return bad;
 }
 
-static void machine(void)
-{
-    struct utsname u;
-    char line[256], model[200] = "unknown CPU";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        while (fgets(line, sizeof line, f))
-            if (strncmp(line, "model name", 10) == 0) {
-                char *p = strchr(line, ':');
-                if (p) {
-                    snprintf(model, sizeof model, "%s", p + 2);
-                    model[strcspn(model, "\n")] = 0;
-                }
-                break;
-            }
-        fclose(f);
-    }
-    printf("machine: %s, %s\n", uname(&u) == 0 ? u.machine : "unknown", model);
-}
-
 static volatile uint32_t sink;
 
 int main(int argc, char **argv)
@@ -164,6 +144,6 @@ int main(int argc, char **argv)
     mismatch = results_differ();
     printf("results: %s\n", mismatch ? "npukit and native DIFFER on some operands"
                                        : "npukit bit-identical to native on all operands");
-    machine();
+    npk_bench_machine();
     return mismatch ? 1 : 0;
 }

@@ -15,12 +15,12 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "npukit/npukit.h"
+#include "bench_machine.h"
 
 #ifndef BENCH_COMPUTE_ELF
 #define BENCH_COMPUTE_ELF ""
@@ -244,30 +244,6 @@ static int on_path(const char *prog)
     return 0;
 }
 
-static void print_machine(void)
-{
-    struct utsname u;
-    char model[256] = "unknown CPU";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        char line[512];
-        while (fgets(line, sizeof line, f)) {
-            if (strncmp(line, "model name", 10) == 0) {
-                char *v = strchr(line, ':');
-                if (v) {
-                    v += 1 + strspn(v + 1, " \t");
-                    v[strcspn(v, "\n")] = 0;
-                    snprintf(model, sizeof model, "%s", v);
-                }
-                break;
-            }
-        }
-        fclose(f);
-    }
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    printf("machine: %s, %s, %ld cores\n", uname(&u) == 0 ? u.machine : "unknown", model, cores);
-}
-
 typedef struct result {
     uint64_t insns;
     double npk_s, npk_cpu;   /* best npukit wall / CPU time */
@@ -377,7 +353,7 @@ int main(int argc, char **argv)
     }
 
     int have_qemu = on_path(QEMU);
-    print_machine();
+    npk_bench_machine();
     if (!have_qemu)
         printf("%s not found on PATH: npukit figures only (install the Debian package qemu-user)\n",
                QEMU);

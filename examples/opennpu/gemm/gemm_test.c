@@ -74,8 +74,20 @@ static uint64_t one(const char *spec, unsigned K, unsigned L, unsigned M, unsign
     if (prog && m) {
         onpu_gemm_plan whole = p;
         whole.base = lo, whole.end = lo + span; /* write and read back the canaries too */
+        /* the fast loop (no observers: fused feed pairs at K = 8) and the observed loop (ticks)
+         * must leave the same memory */
+        uint8_t *fast = malloc(span);
+        memcpy(fast, img, span);
+        onpu_gemm_result fres;
+        int frc = onpu_gemm_run(m, &whole, prog, fast, 0, &fres, err, sizeof err);
+        CHECK(frc == 0, "%s %ux%ux%u (fast loop): %s", spec, M, N, Kd, err);
+        npk_reset(m);
         int rc = onpu_gemm_run(m, &whole, prog, img, 1, &res, err, sizeof err);
         CHECK(rc == 0, "%s %ux%ux%u: %s", spec, M, N, Kd, err);
+        CHECK(frc != 0 || rc != 0 || !memcmp(fast, img, span),
+              "%s %ux%ux%u: the fast and the observed loop leave different memory", spec, M, N,
+              Kd);
+        free(fast);
         if (rc == 0) {
             onpu_gemm_unpack_c(&p, img + (base - lo), C);
             onpu_gemm_ref(M, N, Kd, A, B, R);

@@ -159,7 +159,7 @@ static void emit(gen *g, const char *fmt, ...)
     for (;;) {
         va_list ap;
         va_start(ap, fmt);
-        int k = vsnprintf(g->buf + g->len, g->cap - g->len, fmt, ap);
+        int k = vsnprintf(g->buf ? g->buf + g->len : NULL, g->cap - g->len, fmt, ap);
         va_end(ap);
         if (k < 0) {
             g->oom = 1;

@@ -194,6 +194,21 @@ static unsigned mem_shape(unsigned f3, unsigned K, unsigned *cls, unsigned *lane
     return *lanes << *cls;
 }
 
+/* Move a vector register (bytes rows of K lanes at rows) to or from lane-contiguous memory;
+ * inlined with constants for the common shape. */
+static inline void vec_move(uint8_t *rows, uint8_t *p, unsigned K, unsigned bytes, int store)
+{
+    for (unsigned b = 0; b < bytes; b++) {
+        uint8_t *row = rows + b * K;
+        if (store)
+            for (unsigned i = 0; i < K; i++)
+                p[i * bytes + b] = row[i];
+        else
+            for (unsigned i = 0; i < K; i++)
+                row[i] = p[i * bytes + b];
+    }
+}
+
 static int load_store(onpu_state *s, const onpu_decoded *d, int store, npk_stop *stop)
 {
     unsigned K = s->cfg.K, cls, lanes;
@@ -203,34 +218,104 @@ static int load_store(onpu_state *s, const onpu_decoded *d, int store, npk_stop 
     if (ea < 0 || (uint64_t)ea + n > s->cfg.mem_size)
         return trap_memory(s, stop, ea, n);
     uint8_t *p = s->mem + ea;
-    for (unsigned i = 0; i < lanes; i++, p += bytes) {
+    if (lanes == 1) {
         if (store) {
-            uint32_t v = onpu_lane_get(s, cls, d->rd, i);
+            uint32_t v = onpu_lane_get(s, cls, d->rd, 0);
             for (unsigned b = 0; b < bytes; b++)
                 p[b] = (uint8_t)(v >> (8 * b));
         } else {
             uint32_t v = 0;
             for (unsigned b = 0; b < bytes; b++)
                 v |= (uint32_t)p[b] << (8 * b);
-            onpu_lane_set(s, cls, d->rd, i, v);
+            onpu_lane_set(s, cls, d->rd, 0, v);
         }
+        return GO_ON;
     }
+    /* Vector forms: byte b of lane i is row (rd << cls) + b, lane i of the byte-planar file,
+     * and memory byte i * bytes + b (lane-contiguous, §5.10). */
+    uint8_t *rows = s->rf + (d->rd << cls) * K;
+    if (K == 8 && cls == ONPU_VR)
+        vec_move(rows, p, 8, 4, store);
+    else
+        vec_move(rows, p, K, bytes, store);
     return GO_ON;
 }
 
-/* §5.12: P[i][j] = (keep ? P[i][j] : 0) + a_i * b_j, wrapping at 32 bits. */
+/* §5.12: P[i][j] = (keep ? P[i][j] : 0) + a_i * b_j, wrapping at 32 bits. Inlined with a
+ * constant K for each legal K, so that the compiler unrolls and vectorises the K x K update. */
+static inline void mma_feed_k(uint32_t *restrict P, const uint8_t *ra, const uint8_t *rb,
+                              unsigned K, int keep)
+{
+    /* An int8 x int8 product fits int16 (|p| <= 16384), so the multiplies are 16-bit (one
+     * SSE2 pmullw per 8 products), then sign-extended and added at 32 bits. */
+    int16_t b[ONPU_MAX_K], prod[ONPU_MAX_K];
+    for (unsigned j = 0; j < K; j++)
+        b[j] = (int8_t)rb[j];
+    for (unsigned i = 0; i < K; i++) {
+        int16_t a = (int8_t)ra[i];
+        uint32_t *row = P + i * K;
+        for (unsigned j = 0; j < K; j++)
+            prod[j] = (int16_t)(a * b[j]);
+        if (keep)
+            for (unsigned j = 0; j < K; j++)
+                row[j] += (uint32_t)(int32_t)prod[j];
+        else
+            for (unsigned j = 0; j < K; j++)
+                row[j] = (uint32_t)(int32_t)prod[j];
+    }
+}
+
+#if defined(__SSE2__) && !defined(NPK_NO_SIMD)
+#include <emmintrin.h>
+/* K = 8 (the test preset) with SSE2: pmaddwd multiplies int16 pairs and adds each pair into an
+ * int32 lane, so with pairs (a_i(t), a_i(t+1)) and (b_j(t), b_j(t+1)) one instruction gives
+ * four P[i][j] updates of two feeds at once (|sum| <= 2 * 16384 fits int32). A single feed is
+ * the pair with a zero second feed. */
+static inline __m128i sext8x8(const uint8_t *p)
+{
+    __m128i x = _mm_loadl_epi64((const __m128i *)(const void *)p);
+    return _mm_srai_epi16(_mm_unpacklo_epi8(x, x), 8);
+}
+
+static void mma_feed2_8(uint32_t *P, const uint8_t *a0, const uint8_t *b0, const uint8_t *a1,
+                        const uint8_t *b1, int keep)
+{
+    __m128i vb0 = sext8x8(b0), vb1 = b1 ? sext8x8(b1) : _mm_setzero_si128();
+    __m128i va0 = sext8x8(a0), va1 = a1 ? sext8x8(a1) : _mm_setzero_si128();
+    __m128i ylo = _mm_unpacklo_epi16(vb0, vb1), yhi = _mm_unpackhi_epi16(vb0, vb1);
+    __m128i alo = _mm_unpacklo_epi16(va0, va1), ahi = _mm_unpackhi_epi16(va0, va1);
+    __m128i *row = (__m128i *)(void *)P;
+#define ONPU_ROW(i, A, lane)                                                                     \
+    do {                                                                                         \
+        __m128i x = _mm_shuffle_epi32(A, (lane) * 0x55);                                         \
+        __m128i lo = _mm_madd_epi16(x, ylo), hi = _mm_madd_epi16(x, yhi);                        \
+        if (keep) {                                                                              \
+            lo = _mm_add_epi32(lo, _mm_loadu_si128(row + 2 * (i)));                              \
+            hi = _mm_add_epi32(hi, _mm_loadu_si128(row + 2 * (i) + 1));                          \
+        }                                                                                        \
+        _mm_storeu_si128(row + 2 * (i), lo);                                                     \
+        _mm_storeu_si128(row + 2 * (i) + 1, hi);                                                 \
+    } while (0)
+    ONPU_ROW(0, alo, 0); ONPU_ROW(1, alo, 1); ONPU_ROW(2, alo, 2); ONPU_ROW(3, alo, 3);
+    ONPU_ROW(4, ahi, 0); ONPU_ROW(5, ahi, 1); ONPU_ROW(6, ahi, 2); ONPU_ROW(7, ahi, 3);
+#undef ONPU_ROW
+}
+#define ONPU_FEED_8(P, ra, rb, keep) mma_feed2_8(P, ra, rb, NULL, NULL, keep)
+#define ONPU_HAVE_FEED2_8 1
+#else
+#define ONPU_FEED_8(P, ra, rb, keep) mma_feed_k(P, ra, rb, 8, keep)
+#endif
+
 static void mma_feed(onpu_state *s, const onpu_decoded *d)
 {
     unsigned K = s->cfg.K;
-    int32_t a[ONPU_MAX_K], b[ONPU_MAX_K];
-    for (unsigned k = 0; k < K; k++) {
-        a[k] = (int32_t)sx(onpu_lane_get(s, ONPU_VX, d->rs1, k), 8);
-        b[k] = (int32_t)sx(onpu_lane_get(s, ONPU_VX, d->rs2, k), 8);
-    }
-    for (unsigned i = 0; i < K; i++) {
-        uint32_t *row = s->P + i * K;
-        for (unsigned j = 0; j < K; j++)
-            row[j] = (d->keep ? row[j] : 0) + (uint32_t)(a[i] * b[j]);
+    const uint8_t *ra = s->rf + d->rs1 * K, *rb = s->rf + d->rs2 * K;
+    switch (K) {
+    case 4: mma_feed_k(s->P, ra, rb, 4, d->keep); break;
+    case 8: ONPU_FEED_8(s->P, ra, rb, d->keep); break;
+    case 16: mma_feed_k(s->P, ra, rb, 16, d->keep); break;
+    case 32: mma_feed_k(s->P, ra, rb, 32, d->keep); break;
+    default: mma_feed_k(s->P, ra, rb, 64, d->keep); break;
     }
 }
 
@@ -367,6 +452,25 @@ static inline uint64_t run_loop(npk_machine *m, onpu_state *s, uint64_t max, npk
     uint64_t n = 0;
     while (s->pc < s->n_words && (!max || n < max)) {
         const onpu_slot *slot = &s->slots[s->pc];
+#ifdef ONPU_HAVE_FEED2_8
+        /* Fast loop, K = 8: a feed followed by a keep feed (mma.keep or mma.last.keep) runs as
+         * one two-feed update. Feeds write no register, so reading both operand pairs first is
+         * exact; both count against the budget. */
+        if (!observed && slot->d.op == ONPU_OP_MMA && s->cfg.K == 8 && slot->legal &&
+            s->pc + 1 < s->n_words && (!max || n + 2 <= max)) {
+            const onpu_slot *nx = slot + 1;
+            if (nx->legal && nx->d.keep &&
+                (nx->d.op == ONPU_OP_MMA || nx->d.op == ONPU_OP_MMA_LAST)) {
+                mma_feed2_8(s->P, s->rf + 8 * slot->d.rs1, s->rf + 8 * slot->d.rs2,
+                            s->rf + 8 * nx->d.rs1, s->rf + 8 * nx->d.rs2, slot->d.keep);
+                if (nx->d.op == ONPU_OP_MMA_LAST)
+                    mma_drain(s, &nx->d);
+                s->pc += 2;
+                n += 2;
+                continue;
+            }
+        }
+#endif
         if (exec_one(s, slot, stop) == STOPPED) {
             if (observed)
                 npk_observers(m)->extra[ONPU_X_TRAPS]++;
