@@ -22,6 +22,8 @@ static uint64_t next(uint64_t *s)
 typedef struct world {
     char spec[128];
     unsigned L, K;
+    int feeds;          /* feed-heavy: half the words are MMA feeds (runs of feeds are fused
+                           in the fast loop at K = 8) */
     uint32_t prog[NWORDS];
     uint8_t rf[32 * 64], lut[2][256], acc[64 * 64 * 4], mem[MEMSZ];
 } world;
@@ -32,6 +34,8 @@ static uint32_t random_word(uint64_t *s, const world *w)
     if (r % 16 == 0)
         return (uint32_t)(r >> 32);            /* anything, mostly illegal */
     unsigned op = (unsigned)((r >> 8) % ONPU_N_OPS);
+    if (w->feeds && next(s) % 2)
+        op = next(s) % 4 ? ONPU_OP_MMA : ONPU_OP_MMA_LAST;
     while (op >= ONPU_OP_LD_B && op <= ONPU_OP_ST_VR && next(s) % 8 != 0)
         op = (unsigned)(next(s) % ONPU_N_OPS); /* fewer LD/ST: most bases are far out */
     uint32_t word = onpu_insns[op].match | ((uint32_t)(r >> 32) & ~onpu_insns[op].mask);
@@ -54,6 +58,9 @@ static void make_world(world *w, uint64_t seed)
     static const unsigned Ks[] = {4, 8, 16, 32, 64};
     uint64_t s = seed * 0x9E3779B97F4A7C15u + 1;
     w->K = Ks[next(&s) % 5];
+    w->feeds = seed % 4 == 3;
+    if (w->feeds && seed % 8 == 3)
+        w->K = 8;
     w->L = 4 * (unsigned)(1 + next(&s) % 8);
     snprintf(w->spec, sizeof w->spec, "opennpu:L=%u,K=%u,mem_size=%u,mem_latency=%u", w->L, w->K,
              MEMSZ, (unsigned)(1 + next(&s) % 4));
@@ -88,7 +95,8 @@ typedef struct result {
     uint8_t rf[32 * 64], lut[2][256], acc[64 * 64 * 4], mem[MEMSZ];
 } result;
 
-/* observed: 0 fast loop, 1 observed, n > 1 observed in chunks of n instructions */
+/* observed: 0 fast loop, 1 observed, n > 1 observed in chunks of n instructions, n < 0 fast
+ * loop in chunks of -n instructions */
 static void run_world(const world *w, size_t nwords, int observed, result *r)
 {
     npk_machine *m = mk_prog(w->spec, w->prog, nwords);
@@ -108,6 +116,10 @@ static void run_world(const world *w, size_t nwords, int observed, result *r)
         npk_stats_get(m, &s);
         r->ticks = s.cycles;
         r->insns = s.insns;
+    } else if (observed < 0) {
+        do
+            NPK_CHECK(npk_run(m, (uint64_t)-observed, &r->stop) == NPK_OK);
+        while (r->stop.reason == NPK_STOP_BUDGET);
     } else if (observed) {
         r->ticks = run_ticks(m, &r->stop, NULL, 0);
         npk_stats s;
@@ -155,6 +167,9 @@ int main(void)
                        obs.insns == chunked.insns &&
                        strcmp(obs.stop.message, chunked.stop.message) == 0,
                    "seed %llu: chunked run differs\n", (unsigned long long)seed);
+        run_world(&w, NWORDS, -(1 + (int)(seed % 4)), &chunked);
+        NPK_REPORT(same_state(&fast, &chunked) && fast.stop.reason == chunked.stop.reason,
+                   "seed %llu: fast run in chunks differs\n", (unsigned long long)seed);
         NPK_REPORT(obs.insns == obs.pc, "seed %llu: %llu retired, pc %llu\n",
                    (unsigned long long)seed, (unsigned long long)obs.insns,
                    (unsigned long long)obs.pc);
