@@ -17,6 +17,23 @@ extern const char npk_demo_tf_npu[], npk_demo_tf_plain[];
 extern const size_t npk_demo_tf_npu_len, npk_demo_tf_plain_len;
 #endif
 
+#ifdef NPK_HAVE_OPENNPU_DEMO
+#include "gemm_run.h"
+#include "onpu_gemm.h"
+#endif
+#ifdef NPK_HAVE_OPENNPU_MLP_DEMO
+#include "onpu_mlp.h"
+extern const char npk_demo_onpu_weights[], npk_demo_onpu_images[];
+extern const size_t npk_demo_onpu_weights_len, npk_demo_onpu_images_len;
+#endif
+
+#if defined(NPK_HAVE_RVNPU_DEMO) || defined(NPK_HAVE_OPENNPU_MLP_DEMO)
+/* Fashion-MNIST class names (the MLP demos). */
+static const char *const fashion_class[10] = {"T-shirt/top", "Trouser", "Pullover", "Dress",
+                                              "Coat",        "Sandal",  "Shirt",    "Sneaker",
+                                              "Bag",         "Ankle boot"};
+#endif
+
 typedef struct demo {
     const char *target;     /* name shown and matched on the command line */
     const char *what;
@@ -258,9 +275,7 @@ out:
 /* ---- rvnpu-mlp: the int8 Fashion-MNIST MLP on built-in test images ------------------------- */
 
 enum { MLP_PIXELS = 784 };
-static const char *const fashion_class[10] = {"T-shirt/top", "Trouser", "Pullover", "Dress",
-                                              "Coat",        "Sandal",  "Shirt",    "Sneaker",
-                                              "Bag",         "Ankle boot"};
+
 
 /* One inference: load the firmware afresh, write test_image, run with statistics. Returns the
  * predicted class (0..9) or -1, with the run's instruction and cycle counts. */
@@ -421,6 +436,167 @@ out:
 }
 #endif
 
+
+#ifdef NPK_HAVE_OPENNPU_DEMO
+/* ---- opennpu: a tiled int8 GEMM on the MMA array -------------------------------------------- */
+
+#define ONPU_DEMO_DIM 128
+
+static int demo_opennpu(const demo *d)
+{
+    const unsigned M = ONPU_DEMO_DIM, N = ONPU_DEMO_DIM, Kd = ONPU_DEMO_DIM;
+    char err[512];
+    onpu_gemm_plan p;
+    if (onpu_gemm_plan_make(&p, M, N, Kd, 8, 32, 0, err, sizeof err)) {
+        fprintf(stderr, "npukit demo: %s\n", err);
+        return 1;
+    }
+    int8_t *A = malloc((size_t)M * Kd), *B = malloc((size_t)Kd * N);
+    int32_t *C = malloc(sizeof *C * M * N), *R = malloc(sizeof *R * M * N);
+    uint8_t *img = malloc(p.end), *work = malloc(p.end);
+    onpu_gemm_counts cnt;
+    char *prog = NULL;
+    npk_machine *m = NULL;
+    int rc = 1;
+    if (!A || !B || !C || !R || !img || !work)
+        goto out;
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    for (size_t i = 0; i < (size_t)M * Kd + (size_t)Kd * N; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        *(i < (size_t)M * Kd ? &A[i] : &B[i - (size_t)M * Kd]) = (int8_t)(x >> 24);
+    }
+    onpu_gemm_pack(&p, A, B, img);
+    prog = onpu_gemm_program(&p, &cnt);
+    m = npk_cli_machine("npukit demo", "opennpu:mem_size=1M", NULL);
+    if (!prog || !m)
+        goto out;
+    printf("   (%s: %llu instructions for %u tiles of 8x8; A, B random int8)\n", d->file,
+           (unsigned long long)cnt.insns, p.tiles_m * p.tiles_n);
+    memcpy(work, img, p.end);
+    onpu_gemm_result res;
+    if (onpu_gemm_run(m, &p, prog, work, 1, &res, err, sizeof err)) {
+        fprintf(stderr, "npukit demo: %s\n", err);
+        goto out;
+    }
+    onpu_gemm_unpack_c(&p, work, C);
+    onpu_gemm_ref(M, N, Kd, A, B, R);
+    size_t bad = 0;
+    for (size_t i = 0; i < (size_t)M * N; i++)
+        bad += C[i] != R[i];
+    printf("  C = A * B: %s (C[0][0] = %d, C[%u][%u] = %d)\n",
+           bad ? "results DIFFER from the host reference" : "all int32 results equal the host "
+                                                            "reference",
+           C[0], M - 1, N - 1, C[(size_t)M * N - 1]);
+    printf("  %llu ticks; no schedule the single-issue ISA allows takes fewer than %llu "
+           "(1.5 Kd + 2K - 1 per tile,\n  docs/opennpu.md \"GEMM\"): %.1f %% above that bound\n",
+           (unsigned long long)res.ticks, (unsigned long long)cnt.bound,
+           100.0 * ((double)res.ticks / (double)cnt.bound - 1));
+    npk_stats st;
+    if (npk_stats_get(m, &st) == NPK_OK)
+        print_stats(&st);
+    printf("  MMA array utilisation %.1f %%: a new operand pair on %llu of %llu ticks\n",
+           100.0 * (double)res.feeds / (double)res.ticks, (unsigned long long)res.feeds,
+           (unsigned long long)res.ticks);
+    /* host speed of the fast loop (no observers), at least 0.2 s of runs */
+    npk_stats_enable(m, 0);
+    double spent = 0, start = now();
+    unsigned runs = 0;
+    while (spent < 0.2 && now() - start < 2.0) {
+        npk_stop stop;
+        npk_reset(m);
+        npk_mem_write(m, "mem", 0, img, p.end);
+        double t0 = now();
+        npk_run(m, 0, &stop);
+        spent += now() - t0;
+        runs++;
+    }
+    printf("  host speed: %.0f MIPS, %.2f G multiply-accumulates/s on the fast path (bench/opennpu "
+           "compares with native C)\n",
+           (double)res.insns * runs / spent / 1e6, (double)M * N * Kd * runs / spent / 1e9);
+    rc = bad ? 1 : 0;
+out:
+    if (m)
+        npk_destroy(m);
+    free(prog), free(A), free(B), free(C), free(R), free(img), free(work);
+    return rc;
+}
+#endif
+
+#ifdef NPK_HAVE_OPENNPU_MLP_DEMO
+/* ---- opennpu-mlp: the Fashion-MNIST MLP as one program per batch ----------------------------- */
+
+static int demo_opennpu_mlp(const demo *d)
+{
+    char err[512];
+    static mlp_model model;
+    if (mlp_model_parse(&model, (const uint8_t *)npk_demo_onpu_weights, npk_demo_onpu_weights_len,
+                        "models/mlp/mlp_weights.bin", err, sizeof err)) {
+        fprintf(stderr, "npukit demo: %s\n", err);
+        return 1;
+    }
+    const unsigned char *rec = (const unsigned char *)npk_demo_onpu_images;
+    unsigned n = (unsigned)(npk_demo_onpu_images_len / (1 + MLP_N_IN));
+    onpu_mlp_layout l;
+    if (onpu_mlp_layout_make(&l, n, 8, 32, err, sizeof err)) {
+        fprintf(stderr, "npukit demo: %s\n", err);
+        return 1;
+    }
+    uint8_t *pixels = malloc((size_t)n * MLP_N_IN), *img = malloc(l.end);
+    size_t res_size = 4ull * MLP_N_OUT * l.batch_pad;
+    uint8_t *res = malloc(res_size);
+    onpu_gemm_counts cnt;
+    char *prog = onpu_mlp_program(&l, model.shift1, &cnt);
+    npk_machine *m = npk_cli_machine("npukit demo", "opennpu:mem_size=1M", NULL);
+    int rc = 1;
+    if (!pixels || !img || !res || !prog || !m)
+        goto out;
+    for (unsigned i = 0; i < n; i++)
+        memcpy(pixels + (size_t)MLP_N_IN * i, rec + (size_t)(1 + MLP_N_IN) * i + 1, MLP_N_IN);
+    onpu_mlp_pack_model(&l, &model, img);
+    onpu_mlp_pack_images(&l, pixels, n, img + l.x_addr);
+    printf("   (%s: one program for a batch of %u images, %llu instructions; weights "
+           "models/mlp/mlp_weights.bin)\n",
+           d->file, n, (unsigned long long)cnt.insns);
+    npk_stop stop;
+    npk_stats st;
+    if (npk_load_asm(m, prog, "mlp.s", stderr) != NPK_OK ||
+        npk_mem_write(m, "mem", 0, img, l.end) != NPK_OK || npk_stats_enable(m, 1) != NPK_OK ||
+        npk_run(m, 0, &stop) != NPK_OK || stop.reason != NPK_STOP_EXIT ||
+        npk_mem_read(m, "mem", l.logits_addr, res, res_size) != NPK_OK ||
+        npk_stats_get(m, &st) != NPK_OK) {
+        fprintf(stderr, "npukit demo: %s %s\n", npk_error(m), stop.message);
+        goto out;
+    }
+    unsigned correct = 0, same = 0;
+    for (unsigned i = 0; i < n; i++) {
+        int32_t got[10], want[10];
+        onpu_mlp_logits(&l, res, i, got);
+        mlp_predict(&model, pixels + (size_t)MLP_N_IN * i, want);
+        int best = 0;
+        for (int o = 1; o < 10; o++)
+            if (got[o] > got[best])
+                best = o;
+        unsigned label = rec[(size_t)(1 + MLP_N_IN) * i] % 10;
+        correct += (unsigned)best == label;
+        same += !memcmp(got, want, sizeof got);
+        printf("  image %2u: predicted %-11s  label %-11s  %s\n", i, fashion_class[best],
+               fashion_class[label], (unsigned)best == label ? "right" : "WRONG");
+    }
+    printf("  %u of %u right; logits identical to the host reference for %u of %u images\n",
+           correct, n, same, n);
+    print_stats(&st);
+    printf("  per image: %.0f instructions, %.0f ticks (all 10,000 test images: 86.55 %%, "
+           "ctest opennpu_mlp)\n",
+           (double)st.insns / n, (double)st.cycles / n);
+    rc = same == n ? 0 : 1;
+out:
+    if (m)
+        npk_destroy(m);
+    free(pixels), free(img), free(res), free(prog);
+    return rc;
+}
+#endif
+
 static const demo demos[] = {
     {"toy", "sieve of Eratosthenes below 50000, 8 times, then the prime count",
      "examples/toy/demo.s", demo_toy},
@@ -431,6 +607,14 @@ static const demo demos[] = {
      "examples/rvnpu/mlp/mlp.c", demo_mlp},
     {"rvnpu-transformer", "FP32 character transformer continuing a prompt, FP NPU against plain",
      "examples/rvnpu/transformer/transformer.c", demo_transformer},
+#endif
+#ifdef NPK_HAVE_OPENNPU_DEMO
+    {"opennpu", "int8 GEMM 128x128x128 tiled onto the 8x8 MMA array, ticks against the bound",
+     "examples/opennpu/gemm/onpu_gemm.c", demo_opennpu},
+#endif
+#ifdef NPK_HAVE_OPENNPU_MLP_DEMO
+    {"opennpu-mlp", "int8 MLP 784-128-10 on the MMA array, 12 Fashion-MNIST images in one batch",
+     "examples/opennpu/mlp/onpu_mlp.c", demo_opennpu_mlp},
 #endif
 };
 

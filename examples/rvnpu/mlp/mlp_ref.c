@@ -22,14 +22,27 @@ int mlp_model_load(mlp_model *m, const char *path, char *err, size_t err_size)
         snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    static uint8_t buf[MLP_FILE_SIZE + 1];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    int rd_err = ferror(f);
-    fclose(f);
-    if (rd_err) {
-        snprintf(err, err_size, "%s: read error", path);
+    uint8_t *buf = malloc(MLP_FILE_SIZE + 1);
+    if (!buf) {
+        fclose(f);
+        snprintf(err, err_size, "%s: out of memory", path);
         return -1;
     }
+    size_t n = fread(buf, 1, MLP_FILE_SIZE + 1, f);
+    int rd_err = ferror(f);
+    fclose(f);
+    int rc = -1;
+    if (rd_err)
+        snprintf(err, err_size, "%s: read error", path);
+    else
+        rc = mlp_model_parse(m, buf, n, path, err, err_size);
+    free(buf);
+    return rc;
+}
+
+int mlp_model_parse(mlp_model *m, const uint8_t *buf, size_t n, const char *path, char *err,
+                    size_t err_size)
+{
     if (n != MLP_FILE_SIZE) {
         snprintf(err, err_size, "%s: %s%zu bytes, expected %d (layout: mlp_format.h)", path,
                  n > MLP_FILE_SIZE ? "more than " : "", n > MLP_FILE_SIZE ? (size_t)MLP_FILE_SIZE : n,

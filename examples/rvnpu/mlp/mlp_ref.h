@@ -21,6 +21,9 @@ typedef struct mlp_model {
  * equals B1q + 128 * sum_j W1q[i][j] for every row. 0 on success; otherwise -1 and a message
  * naming the file and the reason in err. */
 int mlp_model_load(mlp_model *m, const char *path, char *err, size_t err_size);
+/* The same checks on the file's n bytes already in memory (path names them in messages). */
+int mlp_model_parse(mlp_model *m, const uint8_t *buf, size_t n, const char *path, char *err,
+                    size_t err_size);
 
 /* The prediction (0..9) for one image of 784 pixels 0..255; logits (may be NULL) receives the
  * ten int32 logits. Layer 1 is computed the direct way, B1q + sum_j p[j] * W1q[i][j] with
