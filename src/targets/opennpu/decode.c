@@ -88,6 +88,8 @@ int onpu_decode(uint32_t w, const onpu_cfg *c, onpu_decoded *d, char *why, size_
             continue;
         }
         const unsigned cls = onpu_kind_class(k[i], &t), count = onpu_nregs(c, (onpu_class)cls);
+        if (ki->field == 0 && onpu_mem_shapes[op].is_mem) /* LD/ST: the class of rd's kind */
+            t.cls = (uint8_t)cls;
         const unsigned idx = field & (31u >> cls);
         if (idx >= count) { /* rule 5 */
             snprintf(r, sizeof r, "register %s%u out of range (%s = %u)", onpu_class_names[cls],

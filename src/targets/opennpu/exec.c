@@ -11,8 +11,6 @@ enum { GO_ON = 0, STOPPED = 1 };
 /* The handlers select families by ranges of isa.def's row order. */
 _Static_assert(ONPU_OP_VRSUB - ONPU_OP_VADD == 7 && ONPU_OP_VAND - ONPU_OP_VSLL == 7,
                "ARITH and LOGIC rows are contiguous");
-_Static_assert(ONPU_OP_ST_VR - ONPU_OP_LD_B == 11 && ONPU_OP_ST_B - ONPU_OP_LD_B == 6,
-               "LD rows then ST rows, in funct3 order");
 _Static_assert(ONPU_OP_VCVT_S32_S16 - ONPU_OP_VCVT_S8_S32 == 11 &&
                    ONPU_OP_VNFMS - ONPU_OP_VFADD == 10 && ONPU_OP_VLUT_B == ONPU_OP_VLUT_A + 1 &&
                    ONPU_OP_VSETLUT_B == ONPU_OP_VSETLUT_A + 1,
@@ -186,12 +184,11 @@ static uint32_t fp(const onpu_decoded *d, uint32_t a, uint32_t b, uint32_t c)
     }
 }
 
-/* Bytes an LD/ST moves (§5.10): 1, 2, 4, K, 2K, 4K; *cls is the register class. */
-static unsigned mem_shape(unsigned f3, unsigned K, unsigned *cls, unsigned *lanes)
+/* Bytes an LD/ST moves (§5.10): 1, 2, 4, K, 2K or 4K, from isa.def's ONPU_MEM shape and the
+ * class of rd (decoded from the row's operand kind). */
+static unsigned mem_bytes(const onpu_decoded *d, unsigned K)
 {
-    *cls = f3 % 3;
-    *lanes = f3 < 3 ? 1 : K;
-    return *lanes << *cls;
+    return (onpu_mem_shapes[d->op].vector ? K : 1) << d->cls;
 }
 
 /* Move a vector register (bytes rows of K lanes at rows) to or from lane-contiguous memory;
@@ -209,16 +206,15 @@ static inline void vec_move(uint8_t *rows, uint8_t *p, unsigned K, unsigned byte
     }
 }
 
-static int load_store(onpu_state *s, const onpu_decoded *d, int store, npk_stop *stop)
+static int load_store(onpu_state *s, const onpu_decoded *d, npk_stop *stop)
 {
-    unsigned K = s->cfg.K, cls, lanes;
-    unsigned f3 = d->op - (store ? ONPU_OP_ST_B : ONPU_OP_LD_B);
-    unsigned n = mem_shape(f3, K, &cls, &lanes), bytes = 1u << cls;
+    unsigned K = s->cfg.K, cls = d->cls, bytes = 1u << cls, n = mem_bytes(d, K);
+    int store = onpu_mem_shapes[d->op].store;
     int64_t ea = (int64_t)onpu_lane_get(s, ONPU_VR, d->rs1, 0) + d->imm;
     if (ea < 0 || (uint64_t)ea + n > s->cfg.mem_size)
         return trap_memory(s, stop, ea, n);
     uint8_t *p = s->mem + ea;
-    if (lanes == 1) {
+    if (!onpu_mem_shapes[d->op].vector) {
         if (store) {
             uint32_t v = onpu_lane_get(s, cls, d->rd, 0);
             for (unsigned b = 0; b < bytes; b++)
@@ -382,10 +378,10 @@ static inline int exec_one(onpu_state *s, const onpu_slot *slot, npk_stop *stop)
     case ONPU_OP_NOP: break;
     case ONPU_OP_LD_B: case ONPU_OP_LD_H: case ONPU_OP_LD_W:
     case ONPU_OP_LD_VX: case ONPU_OP_LD_VE: case ONPU_OP_LD_VR:
-        return load_store(s, d, 0, stop);
+        return load_store(s, d, stop);
     case ONPU_OP_ST_B: case ONPU_OP_ST_H: case ONPU_OP_ST_W:
     case ONPU_OP_ST_VX: case ONPU_OP_ST_VE: case ONPU_OP_ST_VR:
-        return load_store(s, d, 1, stop);
+        return load_store(s, d, stop);
     case ONPU_OP_MMA: mma_feed(s, d); break;
     case ONPU_OP_MMA_LAST:
         mma_feed(s, d);
@@ -434,13 +430,9 @@ static void retire(npk_machine *m, onpu_state *s, const onpu_slot *slot, uint64_
     o->extra[ONPU_X_STALLS] += stalls;
     if (d->op == ONPU_OP_MMA || d->op == ONPU_OP_MMA_LAST)
         o->extra[ONPU_X_FEEDS]++;
-    if (d->op >= ONPU_OP_LD_B && d->op <= ONPU_OP_ST_VR) {
-        int store = d->op >= ONPU_OP_ST_B;
-        unsigned cls, lanes;
-        unsigned n = mem_shape(d->op - (store ? ONPU_OP_ST_B : ONPU_OP_LD_B), s->cfg.K, &cls,
-                               &lanes);
-        o->extra[store ? ONPU_X_STORED : ONPU_X_LOADED] += n;
-    }
+    if (onpu_mem_shapes[d->op].is_mem)
+        o->extra[onpu_mem_shapes[d->op].store ? ONPU_X_STORED : ONPU_X_LOADED] +=
+            mem_bytes(d, s->cfg.K);
     npk_event ev = {.pc = 4 * pc, .word = s->image + 4 * pc, .mnemonic = d->op,
                     .unit = onpu_insns[d->op].unit, .start = issue, .end = done};
     npk_obs_retire(m, &ev);

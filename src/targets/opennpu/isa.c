@@ -25,6 +25,11 @@ const onpu_cvt_fmt onpu_cvt_fmts[6] = {
 #include "targets/opennpu/isa.def"
 };
 
+const onpu_mem_shape onpu_mem_shapes[ONPU_N_OPS] = {
+#define ONPU_MEM(id, store, vector) [ONPU_OP_##id] = {1, store, vector},
+#include "targets/opennpu/isa.def"
+};
+
 const char *const onpu_kind_names[ONPU_N_KINDS] = {
     "wd", "ws1", "ws2", "vxd", "vxs1", "vxs2", "ved", "vrd", "vrs1", "vrs2", "vrs3",
     "cvtd", "cvts", "mem", "seg", "imm8", "imm12"};

@@ -55,6 +55,12 @@ typedef struct onpu_cvt_fmt {
 } onpu_cvt_fmt;
 extern const onpu_cvt_fmt onpu_cvt_fmts[6];
 
+/* LD/ST rows (isa.def ONPU_MEM): is_mem 0 for every other row. */
+typedef struct onpu_mem_shape {
+    uint8_t is_mem, store, vector;
+} onpu_mem_shape;
+extern const onpu_mem_shape onpu_mem_shapes[];
+
 /* ---- configuration (§2) ---------------------------------------------------------------------- */
 
 typedef struct onpu_cfg {
