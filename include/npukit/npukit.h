@@ -154,8 +154,15 @@ npk_status npk_write_symbol(npk_machine *m, const char *name, const void *data, 
 
 /* ---- disassembly ------------------------------------------------------------------------ */
 
-/* Bytes per instruction word (4 for toy/rvnpu/opennpu, 8 for pccx, ...). */
+/* Bytes per instruction word (4 for toy/rvnpu/opennpu, 8 for pccx, ...); 0 for targets whose
+ * programs are text streams rather than word images (tinytpu: one control word per cycle in
+ * hex word files or a port stream). For those, npk_assemble's image is that text and
+ * npk_disasm_text turns such a file back into assembly. */
 size_t npk_insn_bytes(const npk_machine *m);
+/* Disassemble a whole program file of a text-stream target (npk_insn_bytes() == 0) to out;
+ * `name` is used in diagnostics. */
+npk_status npk_disasm_text(npk_machine *m, const void *bytes, size_t n, const char *name,
+                           FILE *out);
 /* Disassemble the word at `bytes` (npk_insn_bytes long) fetched from `pc` into `out`. */
 npk_status npk_disasm(npk_machine *m, const void *bytes, uint64_t pc, char *out, size_t n);
 

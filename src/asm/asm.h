@@ -30,6 +30,8 @@ typedef struct npk_bits {
     uint64_t w[NPK_BITS_MAX / 64];
 } npk_bits;
 
+/* The value of a hexadecimal digit character, or -1. */
+int npk_hex_digit(int ch);
 /* Insert the low `width` (1..64) bits of v at bit `lsb`; bits of v above width are ignored.
  * Returns -1 (and changes nothing) if the field does not lie inside nw chunks. */
 int npk_bits_put(uint64_t *w, size_t nw, unsigned lsb, unsigned width, uint64_t v);

@@ -129,7 +129,7 @@ int npk_asm_end(npk_asm *a, npk_cur *c)
     return npk_asm_error(a, c->p, n, "unexpected '%.*s'", (int)n, c->p);
 }
 
-static int hexval(int ch)
+int npk_hex_digit(int ch)
 {
     if (ch >= '0' && ch <= '9')
         return ch - '0';
@@ -178,8 +178,8 @@ int npk_asm_string(npk_asm *a, npk_cur *c, const char **s, size_t *len)
         case '\\': case '"': case '\'': out = e; break;
         case 'x': {
             int v = 0, nd = 0;
-            while (nd < 2 && p < c->end && hexval((unsigned char)*p) >= 0)
-                v = v * 16 + hexval((unsigned char)*p++), nd++;
+            while (nd < 2 && p < c->end && npk_hex_digit((unsigned char)*p) >= 0)
+                v = v * 16 + npk_hex_digit((unsigned char)*p++), nd++;
             if (!nd)
                 return npk_asm_error(a, esc, 2, "\\x needs hex digits");
             out = (char)v;
@@ -276,7 +276,7 @@ int npk_asm_hexbits(npk_asm *a, npk_cur *c, uint64_t *w, size_t nw, unsigned nbi
         w[i] = 0;
     size_t bit = 0;
     for (const char *q = p; q > digits; q--) {
-        int d = hexval((unsigned char)q[-1]);
+        int d = npk_hex_digit((unsigned char)q[-1]);
         if (d < 0)
             return npk_asm_error(a, q - 1, 1, "invalid hexadecimal digit '%c'",
                                  isprint((unsigned char)q[-1]) ? q[-1] : '?');

@@ -108,11 +108,19 @@ int npk_cmd_asm(int argc, char **argv)
         return NPK_EXIT_INPUT;
     }
     char *def = NULL;
+    size_t wb = npk_insn_bytes(m);
+    if (wb == 0 && hex) {
+        npk_free(image);
+        npk_destroy(m);
+        return npk_usage_error(prog, "%s programs are text: the output is already one word per "
+                                     "line (choose the word format with --config, see "
+                                     "'npukit info -t %s')", target, target);
+    }
     if (!output) {
         if (strcmp(src, "-") == 0)
             output = "-";
         else
-            output = def = default_output(src, hex ? ".hex" : ".bin");
+            output = def = default_output(src, hex || wb == 0 ? ".hex" : ".bin");
     }
     FILE *f = !output ? NULL : strcmp(output, "-") == 0 ? stdout : fopen(output, hex ? "w" : "wb");
     int rc = NPK_EXIT_OK;
@@ -120,7 +128,6 @@ int npk_cmd_asm(int argc, char **argv)
         fprintf(stderr, "%s: %s: cannot write\n", prog, output ? output : "(output)");
         rc = NPK_EXIT_INPUT;
     } else {
-        size_t wb = npk_insn_bytes(m);
         if (hex) {
             /* a trailing partial word is printed zero-padded, never dropped */
             for (size_t i = 0; i < n; i += wb) {

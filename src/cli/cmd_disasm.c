@@ -85,6 +85,21 @@ int npk_cmd_disasm(int argc, char **argv)
     }
     size_t wb = npk_insn_bytes(m);
     int rc = NPK_EXIT_OK;
+    if (wb == 0) { /* a text-stream target: the whole file at once */
+        FILE *tf = !output || strcmp(output, "-") == 0 ? stdout : fopen(output, "w");
+        if (!tf) {
+            fprintf(stderr, "%s: %s: cannot write\n", prog, output);
+            rc = NPK_EXIT_INPUT;
+        } else if (npk_disasm_text(m, data, size, path, tf) != NPK_OK) {
+            fprintf(stderr, "%s: %s\n", prog, npk_error(m));
+            rc = NPK_EXIT_INPUT;
+        }
+        if (tf && tf != stdout && fclose(tf) != 0)
+            rc = NPK_EXIT_INPUT;
+        free(data);
+        npk_destroy(m);
+        return rc;
+    }
     /* what to show: the whole raw image, or each code segment of an ELF */
     npk_elf_segment seg[NPK_ELF_MAX_SEGMENTS];
     size_t n_seg = 1;

@@ -597,6 +597,16 @@ size_t npk_insn_bytes(const npk_machine *m)
     return m->target->insn_bytes;
 }
 
+npk_status npk_disasm_text(npk_machine *m, const void *bytes, size_t n, const char *name,
+                           FILE *out)
+{
+    m->error[0] = '\0';
+    if (!m->target->disasm_text)
+        return npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: programs are word images: use npk_disasm",
+                        m->target->name);
+    return m->target->disasm_text(m, m->state, bytes, n, name ? name : "<input>", out);
+}
+
 npk_status npk_disasm(npk_machine *m, const void *bytes, uint64_t pc, char *out, size_t n)
 {
     if (!m->target->disasm)

@@ -58,6 +58,9 @@ typedef struct npk_target {
 
     npk_status (*disasm)(npk_machine *m, void *state, const uint8_t *bytes, uint64_t pc,
                          char *out, size_t n);
+    /* Targets with insn_bytes == 0 (text-stream programs): a whole program file to assembly. */
+    npk_status (*disasm_text)(npk_machine *m, void *state, const uint8_t *bytes, size_t n,
+                              const char *name, FILE *out);
 
     /* Backdoor access: spaces and scalar registers. */
     size_t (*spaces)(void *state, npk_memspace **list);

@@ -30,6 +30,29 @@ uint64_t npk_sat_uint(int64_t v, unsigned bits);
 int16_t npk_q88_mul(int16_t a, int16_t b, npk_qround mode);
 int16_t npk_q88_add(int16_t a, int16_t b);
 int16_t npk_q88_sub(int16_t a, int16_t b);
+/* Inline forms of the tinytpu rules for per-edge datapaths: equal to npk_q88_mul(a, b,
+ * NPK_QR_HALF_UP), npk_q88_add(a, b) and npk_q88_sub(a, b) for every input (tests/num
+ * num_fixed checks that). */
+static inline int16_t npk_q88_sat32(int32_t v)
+{
+    v = v > 32767 ? 32767 : v;
+    return (int16_t)(v < -32768 ? -32768 : v);
+}
+static inline int16_t npk_q88_mul_half_up(int16_t a, int16_t b)
+{
+    /* floor((a * b + 128) / 256) without branches or a shift of a negative number: bias by
+     * 2^31 (a multiple of 256) into unsigned, shift, unbias. |a * b| <= 2^30. */
+    uint32_t u = (uint32_t)((int32_t)a * b + 128) + 0x80000000u;
+    return npk_q88_sat32((int32_t)(u >> 8) - (1 << 23));
+}
+static inline int16_t npk_q88_add_sat(int16_t a, int16_t b)
+{
+    return npk_q88_sat32((int32_t)a + b);
+}
+static inline int16_t npk_q88_sub_sat(int16_t a, int16_t b)
+{
+    return npk_q88_sat32((int32_t)a - b);
+}
 /* Q16.16 in int32: value = v / 65536, same rules. */
 int32_t npk_q1616_mul(int32_t a, int32_t b, npk_qround mode);
 int32_t npk_q1616_add(int32_t a, int32_t b);

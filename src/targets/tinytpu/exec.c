@@ -1,0 +1,622 @@
+/* tinytpu: one clock edge of the family-A RTL (shared/spec/tinytpu.md A12), stepped for every
+ * cycle of the program, and the run loop with its observers (trace lines of B8, statistics,
+ * timeline, VCD). Every Q8.8 rule is a call into src/num (A3). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/obs.h"
+#include "num/num.h"
+#include "targets/tinytpu/machine.h"
+
+enum { OK = 0, STOPPED = 1 };
+
+/* step_n() is instantiated for N = 2 with a constant N (the RTL's size), so it must inline. */
+#if defined(__GNUC__)
+#define TT_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define TT_ALWAYS_INLINE static inline
+#endif
+enum { SRC_HOST, SRC_VPU, SRC_GD };
+
+static inline int16_t sv(uint16_t x)
+{
+    return (int16_t)(x < 0x8000u ? (int)x : (int)x - 65536);
+}
+static inline uint16_t uv(int16_t x)
+{
+    return (uint16_t)x;
+}
+static inline uint16_t qmul(uint16_t a, uint16_t b)
+{
+    return uv(npk_q88_mul_half_up(sv(a), sv(b)));
+}
+static inline uint16_t qadd(uint16_t a, uint16_t b)
+{
+    return uv(npk_q88_add_sat(sv(a), sv(b)));
+}
+static inline uint16_t qsub(uint16_t a, uint16_t b)
+{
+    return uv(npk_q88_sub_sat(sv(a), sv(b)));
+}
+
+/* ---- out-of-range accesses (C1) ------------------------------------------------------------ */
+
+static int range_error(npk_machine *m, tt_state *s, npk_stop *stop, uint64_t k, int64_t addr,
+                       int write, const char *source)
+{
+    (void)m;
+    npk_stop_set(stop, NPK_STOP_FAULT, s->pc,
+                 "tinytpu: cycle %llu: UB %s out of range: address %lld (%s), UB size %u",
+                 (unsigned long long)k, write ? "write" : "read", (long long)addr, source,
+                 s->ub_words);
+    return STOPPED;
+}
+
+static const char *const ch_src[TT_N_CHANNELS] = {
+    "input channel", "weight channel", "bias channel", "Y channel", "H channel",
+    "grad-bias channel", "grad-weight channel"};
+
+#if defined(__GNUC__)
+#define TT_COLD __attribute__((cold, noinline))
+#define TT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define TT_COLD
+#define TT_UNLIKELY(x) (x)
+#endif
+
+static TT_COLD int read_error(npk_machine *m, tt_state *s, npk_stop *stop, uint64_t k,
+                              int64_t a, unsigned chan, unsigned lane)
+{
+    char src[64];
+    snprintf(src, sizeof src, "%s, lane %u", ch_src[chan], lane);
+    return range_error(m, s, stop, k, a, 0, src);
+}
+
+/* A memory read by a channel lane: checks the range first. */
+#define UB_READ(chan, lane, a, dst)                                                             \
+    do {                                                                                        \
+        int64_t a_ = (a);                                                                       \
+        if (TT_UNLIKELY(a_ < 0 || a_ >= (int64_t)ub_words))                                     \
+            return read_error(m, s, stop, k, a_, chan, (unsigned)(lane));                       \
+        (dst) = ub[a_];                                                                         \
+        if (TT_UNLIKELY(obs && s->trace_reads)) {                                               \
+            s->rd_ch[s->n_rd] = (uint8_t)(chan), s->rd_lane[s->n_rd] = (uint16_t)(lane);        \
+            s->rd_addr[s->n_rd] = (int32_t)a_, s->rd_val[s->n_rd++] = s->ub[a_];                \
+        }                                                                                       \
+    } while (0)
+
+/* ---- A8: position of (r, c) of an R x C matrix in skew order -------------------------------- */
+
+static int64_t skew_pos(int64_t R, int64_t C, int64_t r, int64_t c)
+{
+    int64_t d = r + c, pos = 0;
+    for (int64_t e = 0; e < d; e++) {
+        int64_t lo = e - C + 1 > 0 ? e - C + 1 : 0, hi = e < R - 1 ? e : R - 1;
+        if (hi >= lo)
+            pos += hi - lo + 1;
+    }
+    return pos + r - (d - C + 1 > 0 ? d - C + 1 : 0);
+}
+
+/* ---- A7.8: read issue ---------------------------------------------------------------------- */
+
+static int issue(npk_machine *m, tt_state *s, const tt_cycle *w, uint64_t k, npk_stop *stop)
+{
+    unsigned sel = w->sel;
+    if (sel >= TT_N_CHANNELS)
+        return OK;
+    if ((uint32_t)w->rows + w->cols >= 65536u) { /* C4.3 */
+        npk_stop_set(stop, NPK_STOP_FAULT, s->pc,
+                     "tinytpu: cycle %llu: read on the %s with rows + cols = %u: at least "
+                     "65536 would wrap the RTL's 16-bit counters",
+                     (unsigned long long)k, ch_src[sel], (unsigned)w->rows + w->cols);
+        return STOPPED;
+    }
+    (void)m;
+    tt_chan *c = &s->ch[sel];
+    memset(c, 0, sizeof *c);
+    s->ch_dirty |= 1u << sel;
+    c->addr = w->addr, c->rows = w->rows, c->cols = w->cols;
+    switch (sel) {
+    case TT_CH_INPUT:
+        c->ptr = w->addr;
+        c->T = w->T;
+        c->R = w->T ? w->cols : w->rows;
+        c->C = w->T ? w->rows : w->cols;
+        break;
+    case TT_CH_WEIGHT:
+        c->T = w->T;
+        c->skip = (uint16_t)(w->cols + 1);
+        if (w->T) {
+            c->R = w->cols, c->C = w->rows;
+            c->ptr = (int16_t)(uint16_t)(w->addr + w->cols - 1);
+        } else {
+            c->R = w->rows, c->C = w->cols;
+            c->ptr = (int16_t)(uint16_t)(w->addr + (uint16_t)(w->rows * w->cols) - w->cols);
+        }
+        s->cs_flag = 1;
+        s->cs_val = w->T ? w->rows : w->cols;
+        break;
+    case TT_CH_GBIAS:
+    case TT_CH_GWEIGHT:
+        s->mode = sel == TT_CH_GWEIGHT;
+        s->gptr = w->addr;
+        /* fall through */
+    default:
+        c->ptr = w->addr;
+        c->R = w->rows, c->C = w->cols;
+        break;
+    }
+    return OK;
+}
+
+static inline int chan_active(const tt_chan *c)
+{
+    return (uint32_t)c->t + 1 < (uint32_t)c->R + c->C;
+}
+static inline int lane_active(const tt_chan *c, unsigned i)
+{
+    return i <= c->t && c->t < (uint32_t)c->R + i && i < c->C;
+}
+
+/* ---- one edge ------------------------------------------------------------------------------- */
+
+static void trace_edge(tt_state *s, FILE *f, uint64_t k, unsigned nw);
+
+/* Step cycle k (1-based) with record w, for N lanes (a constant where the caller can make it
+ * one, so that the lane loops unroll). Returns OK or STOPPED (stop set: an out-of-range access
+ * (C1) or an over-long read; the UB keeps its contents from before the edge, registers may be
+ * part-way through it, and the cycle does not count as done). The order is A12's; values computed from the state during the cycle are either
+ * consumed before the register they come from is rewritten or kept in locals. obs: NULL in
+ * the fast loop. */
+TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint64_t k,
+                         npk_stop *stop, npk_obs *obs, const unsigned N)
+{
+    if (w->rst) {
+        tt_reset_state(s);
+        if (obs)
+            obs->extra[TT_X_RESETS]++;
+        return OK;
+    }
+    const unsigned p = w->pathway;
+    const uint16_t alpha = w->leak, q = w->inv, lr = w->lr;
+    const uint16_t *const ub = s->ub;
+    const uint32_t ub_words = s->ub_words;
+    s->n_rd = 0;
+
+    /* 1. issue and the column-size flag */
+    int issued = 0;
+    if (w->start) {
+        uint16_t F[6] = {1, w->sel, w->T, w->addr, w->rows, w->cols};
+        if (memcmp(F, s->prevF, sizeof F) != 0) {
+            if (issue(m, s, w, k, stop) == STOPPED)
+                return STOPPED;
+            issued = w->sel < TT_N_CHANNELS;
+            memcpy(s->prevF, F, sizeof F);
+        }
+    } else {
+        s->cs_flag = 0;
+        s->prevF[0] = 0; /* F_k with start = 0 differs from any F with start = 1 */
+    }
+    const uint8_t cs_flag = s->cs_flag;
+
+    /* 2. PE(0,0)'s latch is open while this word's switch bit is 1 */
+    if (w->sw)
+        s->pe[0].active = s->pe[0].shadow;
+
+    /* 3. the VPU chain during the cycle (A9.2) and the stage registers' next values (A9.3),
+     *    lane by lane (lanes are independent; out[] keeps the output for 4a and 4c) */
+    const tt_pe *bottom = s->pe + (size_t)(N - 1) * N;
+    int any_out = 0;
+    int vpu_skip = s->gating && s->vpu_quiet;
+    for (unsigned i = 0; i < N && vpu_skip; i++)
+        vpu_skip = !bottom[i].vout && !s->y_r[i]; /* nothing enters, LOSS stays 0 */
+    if (vpu_skip)
+        for (unsigned i = 0; i < N; i++)
+            s->out_v[i] = 0;
+    for (unsigned i = 0; i < N && !vpu_skip; i++) {
+        uint16_t d = bottom[i].psum;
+        uint8_t v = bottom[i].vout;
+        uint16_t x1d = p & TT_PW_BIAS ? s->st_d[0][i] : d;
+        uint8_t x1v = p & TT_PW_BIAS ? s->st_v[0][i] : v;
+        uint16_t x2d = p & TT_PW_LRELU ? s->st_d[1][i] : x1d;
+        uint8_t x2v = p & TT_PW_LRELU ? s->st_v[1][i] : x1v;
+        uint16_t x3d = p & TT_PW_LOSS ? s->st_d[2][i] : x2d;
+        uint8_t x3v = p & TT_PW_LOSS ? s->st_v[2][i] : x2v;
+        s->out_d[i] = p & TT_PW_DERIV ? s->st_d[3][i] : x3d;
+        s->out_v[i] = p & TT_PW_DERIV ? s->st_v[3][i] : x3v;
+        any_out |= s->out_v[i];
+        uint16_t lrel_now = s->st_d[1][i];
+        /* BIAS, LREL, LOSS, DERIV, lastH */
+        int b_on = (p & TT_PW_BIAS) && v;
+        s->st_d[0][i] = b_on ? qadd(d, s->bias_r[i]) : 0, s->st_v[0][i] = (uint8_t)b_on;
+        int l_on = (p & TT_PW_LRELU) && x1v;
+        s->st_d[1][i] = l_on ? (sv(x1d) >= 0 ? x1d : qmul(x1d, alpha)) : 0;
+        s->st_v[1][i] = (uint8_t)l_on;
+        s->st_d[2][i] = p & TT_PW_LOSS ? qmul(qsub(x2d, s->y_r[i]), q) : qmul(qsub(0, s->y_r[i]), q);
+        s->st_v[2][i] = p & TT_PW_LOSS ? x2v : 0;
+        if (x3v) {
+            uint16_t hsel = p & TT_PW_LOSS ? s->lastH[i] : s->h_r[i];
+            s->st_d[3][i] = sv(hsel) >= 0 ? x3d : qmul(x3d, alpha);
+        } else {
+            s->st_d[3][i] = 0;
+        }
+        s->st_v[3][i] = x3v;
+        s->lastH[i] = p & TT_PW_LOSS ? lrel_now : 0;
+    }
+    if (!vpu_skip) {
+        int quiet = 1;
+        for (unsigned i = 0; i < N; i++)
+            quiet &= !(s->st_v[0][i] | s->st_v[1][i] | s->st_v[2][i] | s->st_v[3][i] |
+                       s->st_d[0][i] | s->st_d[1][i] | s->st_d[2][i] | s->st_d[3][i] |
+                       s->lastH[i]);
+        s->vpu_quiet = (uint8_t)quiet;
+    }
+    const tt_chan *c5 = &s->ch[TT_CH_GBIAS], *c6 = &s->ch[TT_CH_GWEIGHT];
+    const int window = c5->t < (uint16_t)(c5->R + c5->C) || c6->t < (uint16_t)(c6->R + c6->C);
+
+    /* 4a. the UB write list: appends (lanes N-1 .. 0; the VPU wins a lane over the host),
+     *     then GD write-backs from the GD registers during the cycle */
+    unsigned nw = 0;
+    uint32_t wp = s->wp;
+    if (any_out || w->n_host) {
+        const tt_hostw *hw = s->prog.hw + w->host;
+        for (unsigned i = N; i-- > 0;) {
+            if (s->out_v[i]) {
+                s->wr_addr[nw] = wp++, s->wr_val[nw] = s->out_d[i], s->wr_src[nw] = SRC_VPU;
+                s->wr_lane[nw++] = (uint16_t)i;
+                continue;
+            }
+            for (unsigned h = 0; h < w->n_host; h++)
+                if (hw[h].lane == i) {
+                    s->wr_addr[nw] = wp++, s->wr_val[nw] = hw[h].value;
+                    s->wr_src[nw] = SRC_HOST, s->wr_lane[nw++] = (uint16_t)i;
+                    break;
+                }
+        }
+        for (unsigned i = 0; i < nw; i++)
+            if (s->wr_addr[i] >= s->ub_words) {
+                char src[64];
+                snprintf(src, sizeof src, "%s append, lane %u",
+                         s->wr_src[i] == SRC_VPU ? "VPU" : "host", s->wr_lane[i]);
+                return range_error(m, s, stop, k, s->wr_addr[i], 1, src);
+            }
+    }
+    uint16_t gptr = s->gptr;
+    for (unsigned j = 0; j < N; j++) {
+        unsigned i = s->mode ? N - 1 - j : j; /* weight mode: lanes N-1 .. 0 */
+        if (!s->done[i])
+            continue;
+        uint32_t a = s->mode ? gptr++ : (uint16_t)(gptr + i);
+        if (a >= s->ub_words) {
+            char src[64];
+            snprintf(src, sizeof src, "GD write-back, lane %u", i);
+            return range_error(m, s, stop, k, a, 1, src);
+        }
+        s->wr_addr[nw] = a, s->wr_val[nw] = s->upd[i], s->wr_src[nw] = SRC_GD;
+        s->wr_lane[nw++] = (uint16_t)i;
+    }
+
+    /* 4b (checks first). Channel beats read the UB as it was during the cycle, so every read
+     *    is range-checked before anything is changed; the beats themselves run after the PEs
+     *    and GD units have used the output registers. */
+    unsigned beats = 0;
+    tt_chan *ch = s->ch;
+    int act[TT_N_CHANNELS];
+    for (unsigned ci = 0; ci < TT_N_CHANNELS; ci++)
+        act[ci] = (s->ch_dirty >> ci & 1) && chan_active(&ch[ci]);
+    int g6_runs = !act[TT_CH_GBIAS] && act[TT_CH_GWEIGHT];
+
+    /* 4c. GD units (A10), from the values during the cycle (per lane, in place) */
+    if (window || s->done[0] || (N > 1 && s->done[N - 1]) || N > 2)
+        for (unsigned i = 0; i < N; i++) {
+            uint8_t gv = window && s->out_v[i];
+            uint16_t a = (s->mode == 0 && s->done[i]) ? s->upd[i] : s->old_r[i];
+            s->upd[i] = gv ? qsub(a, qmul(s->out_d[i], lr)) : 0;
+            s->done[i] = gv;
+        }
+
+    /* 4d. the PEs (A4.2), using E, the input and weight registers during the cycle; written
+     *     with masks rather than branches (valid bits change from cycle to cycle) */
+    unsigned macs = 0;
+    int pe_skip = s->gating && s->pe_quiet && !s->in_v[0] && !w->sw;
+    for (unsigned j = 0; j < N && pe_skip; j++)
+        pe_skip = !s->w_v[j];
+    int pe_rest = 1;
+    for (unsigned r = 0; r < N && !pe_skip; r++)
+        for (unsigned j = 0; j < N; j++) {
+            const tt_pe *c = &s->pe[r * N + j];
+            tt_pe *n = &s->pe_next[r * N + j];
+            const tt_pe *up = r ? &s->pe[(r - 1) * N + j] : NULL;
+            const tt_pe *left = j ? &s->pe[r * N + j - 1] : NULL;
+            uint16_t en = (uint16_t)-(uint16_t)(s->E[j] != 0);   /* 0xFFFF when enabled */
+            uint8_t v = (uint8_t)((up ? up->vout : left ? left->vout : s->in_v[0]) & en);
+            uint8_t sw = (uint8_t)((up ? up->swout : left ? left->swout : w->sw) & en);
+            uint16_t vm = (uint16_t)-(uint16_t)v;
+            uint16_t wm = (uint16_t)(-(uint16_t)s->w_v[j] & en);
+            uint16_t win = up ? up->wout : s->w_d[j];
+            uint16_t x = left ? left->xout : s->in_d[r];
+            uint16_t mac = qadd(qmul(x, c->active), up ? up->psum : 0);
+            uint16_t shadow = (uint16_t)(((win & wm) | (c->shadow & ~wm)) & en);
+            n->vout = v, n->swout = sw;
+            n->shadow = shadow;
+            n->wout = win & wm;
+            n->xout = (uint16_t)(((x & vm) | (c->xout & ~vm)) & en);
+            n->psum = (uint16_t)((mac & vm) | (c->psum & ~en)); /* a disabled PE keeps psum */
+            /* 6. the latch after the edge (A4.3): open when the switch source holds 1 now
+             *    (PE(0,0): this word's bit; the others: the neighbour's new swout, computed
+             *    earlier in this row-major walk) */
+            int open = r ? s->pe_next[(r - 1) * N + j].swout
+                         : j ? s->pe_next[j - 1].swout : w->sw;
+            n->active = open ? shadow : c->active & en;
+            macs += v;
+            pe_rest &= !(v | sw | (win & wm)) && (!en || !n->psum);
+        }
+    if (!pe_skip) {
+        tt_pe *tmp = s->pe;
+        s->pe = s->pe_next, s->pe_next = tmp;
+        s->pe_quiet = (uint8_t)pe_rest;
+    }
+
+    /* 4b. channel beats (in place: each channel's next state depends only on its own). A
+     *     channel that did no beat clears its state and outputs; after that it is at rest
+     *     until the next issue (ch_dirty). */
+    for (unsigned ci = 0; ci <= TT_CH_H; ci++)
+        if (!act[ci] && (s->ch_dirty >> ci & 1))
+            memset(&ch[ci], 0, sizeof ch[ci]);
+    /* input channel */
+    if (s->ch_dirty & 1u << TT_CH_INPUT) {
+        tt_chan *c = &ch[TT_CH_INPUT];
+        int any = 0;
+        for (unsigned i = 0; i < N; i++)
+            s->in_d[i] = 0, s->in_v[i] = 0;
+        if (act[TT_CH_INPUT]) {
+            for (unsigned jj = 0; jj < N; jj++) {
+                unsigned i = c->T ? jj : N - 1 - jj;
+                if (!lane_active(c, i))
+                    continue;
+                UB_READ(TT_CH_INPUT, i, (uint16_t)c->ptr, s->in_d[i]);
+                s->in_v[i] = 1, any = 1;
+                c->ptr = (uint16_t)(c->ptr + 1);
+            }
+            c->t++;
+        }
+        beats += any;
+    }
+    /* weight channel */
+    if (s->ch_dirty & 1u << TT_CH_WEIGHT) {
+        tt_chan *c = &ch[TT_CH_WEIGHT];
+        int any = 0;
+        for (unsigned i = 0; i < N; i++)
+            s->w_d[i] = 0, s->w_v[i] = 0;
+        if (act[TT_CH_WEIGHT]) {
+            if (N == 2) { /* the RTL's pointer walk (A7.4) */
+                for (unsigned jj = 0; jj < N; jj++) {
+                    unsigned i = c->T ? jj : N - 1 - jj;
+                    if (!lane_active(c, i))
+                        continue;
+                    UB_READ(TT_CH_WEIGHT, i, (int16_t)(uint16_t)c->ptr, s->w_d[i]);
+                    s->w_v[i] = 1, any = 1;
+                    c->ptr = (int16_t)(uint16_t)(c->T ? c->ptr + c->skip : c->ptr - c->skip);
+                }
+                c->ptr = (int16_t)(uint16_t)(c->T ? c->ptr - (c->skip + 1)
+                                                  : c->ptr + (c->skip + 1));
+            } else { /* C2.3: the intent on the skew-order layout */
+                for (unsigned i = 0; i < N; i++) {
+                    if (!lane_active(c, i))
+                        continue;
+                    int64_t r = c->T ? i : (int64_t)c->rows - 1 - (c->t - i);
+                    int64_t col = c->T ? (int64_t)c->cols - 1 - (c->t - i) : i;
+                    UB_READ(TT_CH_WEIGHT, i, (int64_t)c->addr + skew_pos(c->rows, c->cols, r, col),
+                            s->w_d[i]);
+                    s->w_v[i] = 1, any = 1;
+                }
+            }
+            c->t++;
+        }
+        beats += any;
+    }
+    /* bias channel: lane i repeats mem[ptr + i] */
+    if (s->ch_dirty & 1u << TT_CH_BIAS) {
+        tt_chan *c = &ch[TT_CH_BIAS];
+        int any = 0;
+        for (unsigned i = 0; i < N; i++)
+            s->bias_r[i] = 0;
+        if (act[TT_CH_BIAS]) {
+            for (unsigned i = 0; i < N; i++)
+                if (lane_active(c, i)) {
+                    UB_READ(TT_CH_BIAS, i, (uint16_t)(c->ptr + i), s->bias_r[i]);
+                    any = 1;
+                }
+            c->t++;
+        }
+        beats += any;
+    }
+    /* Y and H channels: lanes N-1 .. 0, sequential */
+    for (unsigned ci = TT_CH_Y; ci <= TT_CH_H; ci++) {
+        if (!(s->ch_dirty & 1u << ci))
+            continue;
+        tt_chan *c = &ch[ci];
+        uint16_t *dst = ci == TT_CH_Y ? s->y_r : s->h_r;
+        int any = 0;
+        for (unsigned i = 0; i < N; i++)
+            dst[i] = 0;
+        if (act[ci]) {
+            for (unsigned i = N; i-- > 0;)
+                if (lane_active(c, i)) {
+                    UB_READ(ci, i, (uint16_t)c->ptr, dst[i]);
+                    c->ptr = (uint16_t)(c->ptr + 1);
+                    any = 1;
+                }
+            c->t++;
+        }
+        beats += any;
+    }
+    for (unsigned ci = 0; ci <= TT_CH_H; ci++) /* outputs cleared above: at rest now */
+        if (!act[ci])
+            s->ch_dirty &= ~(1u << ci);
+    /* channels 5 and 6 share one sequencer (A7.6) */
+    if (s->ch_dirty & (1u << TT_CH_GBIAS | 1u << TT_CH_GWEIGHT)) {
+        tt_chan *g5 = &ch[TT_CH_GBIAS], *g6 = &ch[TT_CH_GWEIGHT];
+        int any = 0;
+        for (unsigned i = 0; i < N; i++)
+            s->old_r[i] = 0;
+        if (act[TT_CH_GBIAS]) {
+            for (unsigned i = 0; i < N; i++)
+                if (lane_active(g5, i)) {
+                    UB_READ(TT_CH_GBIAS, i, (uint16_t)(g5->ptr + i), s->old_r[i]);
+                    any = 1;
+                }
+            g5->t++;
+        } else if (g6_runs) {
+            for (unsigned i = N; i-- > 0;)
+                if (lane_active(g6, i)) {
+                    UB_READ(TT_CH_GWEIGHT, i, (uint16_t)g6->ptr, s->old_r[i]);
+                    g6->ptr = (uint16_t)(g6->ptr + 1);
+                    any = 1;
+                }
+            g6->t++;
+        } else {
+            memset(g5, 0, sizeof *g5);
+            memset(g6, 0, sizeof *g6);
+            s->ch_dirty &= ~(1u << TT_CH_GBIAS | 1u << TT_CH_GWEIGHT);
+        }
+        beats += any;
+    }
+
+    /* 5. commit the UB writes in list order, wp, gptr, E, the PEs */
+    for (unsigned i = 0; i < nw; i++) {
+        if (obs && obs->trace)
+            s->ub_before[i] = s->ub[s->wr_addr[i]];
+        s->ub[s->wr_addr[i]] = s->wr_val[i];
+    }
+    s->wp = wp;
+    s->n_wr = nw;
+    if (s->mode)
+        s->gptr = gptr;
+    if (cs_flag) /* 4e. E from the flag during the cycle (A5.5) */
+        for (unsigned j = 0; j < N; j++) {
+            uint8_t e = j < s->cs_val;
+            if (e != s->E[j])
+                s->pe_quiet = 0; /* newly enabled or disabled PEs change at the next edge */
+            s->E[j] = e;
+        }
+
+    if (obs) {
+        obs->extra[TT_X_UB_WRITES] += nw;
+        obs->extra[TT_X_MACS] += macs;
+        obs->extra[TT_X_READ_BEATS] += beats;
+        obs->extra[TT_X_ISSUES] += issued;
+        for (unsigned i = 0; i < nw; i++)
+            obs->extra[s->wr_src[i] == SRC_HOST  ? TT_X_HOST_WRITES
+                       : s->wr_src[i] == SRC_VPU ? TT_X_VPU_WRITES
+                                                 : TT_X_GD_WRITES]++;
+        obs->busy[TT_U_ARRAY] += macs != 0;
+        obs->busy[TT_U_VPU] += any_out != 0;
+        obs->busy[TT_U_UB_READ] += beats != 0;
+        obs->busy[TT_U_UB_WRITE] += nw != 0;
+        obs->busy[TT_U_GD] += window != 0;
+        if (obs->trace)
+            trace_edge(s, obs->trace, k, nw);
+    }
+    return OK;
+}
+
+/* Trace lines of edge k (B8): V for the VPU beats appended at this edge (valid during cycle k,
+ * so "V k-1"), then W for each written address, ascending, with its final value, when it
+ * changed (or always with all_writes). */
+static void trace_edge(tt_state *s, FILE *f, uint64_t k, unsigned nw)
+{
+    for (unsigned i = 0; i < s->N; i++)
+        if (s->out_v[i])
+            fprintf(f, "V %llu %u %04X\n", (unsigned long long)(k - 1), i, s->out_d[i]);
+    uint32_t prev = 0;
+    int first = 1;
+    for (;;) {
+        uint32_t best = UINT32_MAX;
+        for (unsigned a = 0; a < nw; a++)
+            if ((first || s->wr_addr[a] > prev) && s->wr_addr[a] < best)
+                best = s->wr_addr[a];
+        if (best == UINT32_MAX)
+            break;
+        uint16_t old = 0;
+        for (unsigned b = 0; b < nw; b++)
+            if (s->wr_addr[b] == best) {
+                old = s->ub_before[b];
+                break;
+            }
+        if (s->all_writes || s->ub[best] != old)
+            fprintf(f, "W %llu %u %04X\n", (unsigned long long)k, best, s->ub[best]);
+        prev = best, first = 0;
+    }
+    for (unsigned i = 0; i < s->n_rd; i++)
+        fprintf(f, "R %llu %s %u %ld %04X\n", (unsigned long long)k, tt_channel_names[s->rd_ch[i]],
+                s->rd_lane[i], (long)s->rd_addr[i], s->rd_val[i]);
+}
+
+static int step(npk_machine *m, tt_state *s, const tt_cycle *w, uint64_t k, npk_stop *stop,
+                npk_obs *obs)
+{
+    if (s->N == 2)
+        return step_n(m, s, w, k, stop, obs, 2);
+    return step_n(m, s, w, k, stop, obs, s->N);
+}
+
+/* ---- the run loop --------------------------------------------------------------------------- */
+
+static int kind_of(const tt_cycle *c)
+{
+    if (c->rst)
+        return TT_K_RESET;
+    if (c->start)
+        return TT_K_READ;
+    if (c->n_host)
+        return TT_K_HOST;
+    if (c->sw)
+        return TT_K_SW;
+    return TT_K_IDLE;
+}
+
+npk_status tt_run(npk_machine *m, void *state, uint64_t max, npk_stop *stop)
+{
+    tt_state *s = state;
+    npk_obs *o = npk_observers(m);
+    npk_obs *obs = npk_obs_active(o) || s->vcd_path ? o : NULL;
+    if (s->vcd_path && !s->vcd && tt_vcd_open(m, s) != NPK_OK)
+        return NPK_ERR_IO;
+    uint64_t done = 0;
+    while (s->pc < s->prog.n && (!max || done < max)) {
+        const tt_cycle *c = &s->prog.c[s->pc];
+        uint64_t k = s->pc + 1;
+        if (step(m, s, c, k, stop, obs) == STOPPED)
+            break;
+        if (obs) {
+            o->insns++;
+            o->cycles = k;
+            o->count[kind_of(c)]++;
+            if (s->vcd)
+                tt_vcd_edge(s, k, c);
+        }
+        s->pc++;
+        done++;
+    }
+    if (stop->reason == NPK_STOP_FAULT) {
+        if (o->trace)
+            fprintf(o->trace, "# stopped: %s\n", stop->message);
+        tt_vcd_close(s);
+        return NPK_OK;
+    }
+    if (s->pc >= s->prog.n) {
+        npk_stop_set(stop, NPK_STOP_EXIT, s->pc, "end of program after %llu cycles",
+                     (unsigned long long)s->prog.n);
+        stop->exit_code = 0;
+        if (o->trace) /* B8: the final contents */
+            for (unsigned a = 0; a < s->ub_words; a++)
+                fprintf(o->trace, "UB %u %04X\n", a, s->ub[a]);
+        tt_vcd_close(s);
+    } else {
+        npk_stop_set(stop, NPK_STOP_BUDGET, s->pc, "cycle budget exhausted after cycle %llu",
+                     (unsigned long long)s->pc);
+    }
+    return NPK_OK;
+}

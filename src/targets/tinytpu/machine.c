@@ -1,0 +1,484 @@
+/* tinytpu machine: configuration (N, UB size, learning rate, reset cycles, input format),
+ * state allocation and reset (spec A11), loading programs, the UB space and registers, and the
+ * target registration. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/config.h"
+#include "core/machine.h"
+#include "num/num.h"
+#include "targets/tinytpu/machine.h"
+
+#define LEGAL_KEYS                                                                               \
+    "lanes=2..256, ub_words=1..32768 (65536 for lanes >= 3), lr=Q8.8, reset_at=K[:K...], "      \
+    "format=asm|w88|w94|w130|wfull|port, words=w88|w94|w130|wfull|port, all_writes=0|1, "     \
+    "trace_reads=0|1, vcd=FILE, gating=0|1"
+
+extern const npk_target npk_target_tinytpu;
+
+static const char *const kinds[TT_N_KINDS] = {"idle", "reset", "read", "host", "sw", "other"};
+static const char *const units[TT_N_UNITS] = {"array", "vpu", "ub_read", "ub_write", "gd"};
+static const char *const extras[TT_N_EXTRAS] = {
+    "ub_writes", "host_writes", "vpu_writes", "gd_writes", "macs", "read_beats", "issues",
+    "reset_cycles"};
+
+enum { R_CYCLE, R_WP, R_GPTR, R_MODE, N_REGS };
+/* cycle: cycles done (the next one is cycle + 1); wp: the append pointer (A6.2); gptr and
+ * mode: the GD write-back pointer and mode (0 bias, 1 weight, A6.3) */
+static const npk_reg_info regs[N_REGS] = {{"cycle", 64}, {"wp", 32}, {"gptr", 16}, {"mode", 1}};
+
+void tt_reset_state(tt_state *s)
+{
+    const unsigned N = s->N;
+    memset(s->ub, 0, s->ub_words * sizeof *s->ub);
+    s->wp = 0;
+    memset(s->pe, 0, (size_t)N * N * sizeof *s->pe);
+    memset(s->E, 0, sizeof s->E);
+    memset(s->ch, 0, sizeof s->ch);
+    memset(s->in_d, 0, sizeof s->in_d);
+    memset(s->w_d, 0, sizeof s->w_d);
+    memset(s->in_v, 0, sizeof s->in_v);
+    memset(s->w_v, 0, sizeof s->w_v);
+    memset(s->bias_r, 0, sizeof s->bias_r);
+    memset(s->y_r, 0, sizeof s->y_r);
+    memset(s->h_r, 0, sizeof s->h_r);
+    memset(s->old_r, 0, sizeof s->old_r);
+    memset(s->done, 0, sizeof s->done);
+    memset(s->upd, 0, sizeof s->upd);
+    memset(s->st_d, 0, sizeof s->st_d);
+    memset(s->st_v, 0, sizeof s->st_v);
+    memset(s->lastH, 0, sizeof s->lastH);
+    memset(s->prevF, 0, sizeof s->prevF); /* a reset cycle counts as F = 0 (A7.8) */
+    s->cs_flag = 0;
+    s->cs_val = 0;
+    s->pe_quiet = s->vpu_quiet = 1; /* everything is zero */
+    s->ch_dirty = 0;
+    /* not cleared (A11): PE psum (kept at 0 here: unobservable), mode, gptr, the levels */
+}
+
+static npk_status tt_reset(npk_machine *m, void *state)
+{
+    tt_state *s = state;
+    (void)m;
+    tt_reset_state(s);
+    for (size_t i = 0; i < (size_t)s->N * s->N; i++)
+        s->pe[i].psum = 0;
+    s->mode = 0;
+    s->gptr = 0;
+    s->pc = 0;
+    return NPK_OK;
+}
+
+static void tt_destroy(void *state)
+{
+    tt_state *s = state;
+    if (!s)
+        return;
+    tt_program_free(&s->prog);
+    tt_vcd_close(s);
+    free(s->reset_at);
+    free(s->vcd_path);
+    free(s->ub);
+    free(s->pe);
+    free(s->pe_next);
+    free(s);
+}
+
+/* A Q8.8 setting: raw bits as 0x.... or a decimal number (ties to even, saturated, A3). */
+static int parse_q88(const char *v, uint16_t *out)
+{
+    char *end;
+    errno = 0;
+    if ((v[0] == '0' && (v[1] == 'x' || v[1] == 'X'))) {
+        unsigned long x = strtoul(v, &end, 16);
+        if (*end || errno || x > 0xFFFF)
+            return -1;
+        *out = (uint16_t)x;
+        return 0;
+    }
+    double d = strtod(v, &end);
+    if (end == v || *end || errno)
+        return -1;
+    *out = (uint16_t)npk_q88_from_double(d);
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out)
+{
+    npk_config *cfg = (npk_config *)cfg_in;
+    uint64_t N, ub, all, reads, gating;
+    npk_status st = npk_config_u64(m, cfg, "tinytpu", "lanes", TT_DEFAULT_N, 2, TT_MAX_N, &N);
+    if (st != NPK_OK)
+        return st;
+    st = npk_config_u64(m, cfg, "tinytpu", "ub_words", TT_DEFAULT_UB, 1, N == 2 ? 32768 : 65536,
+                        &ub);
+    if (st == NPK_OK)
+        st = npk_config_u64(m, cfg, "tinytpu", "all_writes", 0, 0, 1, &all);
+    if (st == NPK_OK)
+        st = npk_config_u64(m, cfg, "tinytpu", "trace_reads", 0, 0, 1, &reads);
+    if (st == NPK_OK)
+        st = npk_config_u64(m, cfg, "tinytpu", "gating", 1, 0, 1, &gating);
+    if (st != NPK_OK)
+        return st;
+    uint16_t lr = 0;
+    const char *lv = npk_config_take(cfg, "lr");
+    if (lv && parse_q88(lv, &lr))
+        return npk_fail(m, NPK_ERR_ARG,
+                        "tinytpu: lr=%s is not a Q8.8 value (raw bits 0x0000..0xFFFF or a "
+                        "decimal number such as 0.75)", lv);
+    tt_format fmt = TT_FMT_ASM, words = N == 2 ? TT_FMT_W130 : TT_FMT_WFULL;
+    static const char *const fkeys[2] = {"format", "words"};
+    for (int key = 0; key < 2; key++) {
+        const char *fv = npk_config_take(cfg, fkeys[key]);
+        if (!fv)
+            continue;
+        int f;
+        for (f = 0; f < TT_N_FORMATS; f++)
+            if (strcasecmp(fv, tt_format_names[f]) == 0)
+                break;
+        if (f == TT_N_FORMATS || (key == 1 && f == TT_FMT_ASM))
+            return npk_fail(m, NPK_ERR_ARG, "tinytpu: %s=%s is not known (legal: %s)",
+                            fkeys[key], fv,
+                            key ? "w88, w94, w130, wfull, port" : "asm, w88, w94, w130, wfull, port");
+        if ((f == TT_FMT_W88 || f == TT_FMT_W94 || f == TT_FMT_W130) && N != 2)
+            return npk_fail(m, NPK_ERR_ARG,
+                            "tinytpu: %s=%s holds exactly 2 lanes; with lanes=%llu use "
+                            "wfull, port or asm (spec C2.4)", fkeys[key], fv,
+                            (unsigned long long)N);
+        if (key)
+            words = (tt_format)f;
+        else
+            fmt = (tt_format)f;
+    }
+    const char *vcd = npk_config_take(cfg, "vcd");
+    if (vcd && !*vcd)
+        return npk_fail(m, NPK_ERR_ARG, "tinytpu: vcd= needs a file name");
+    uint64_t *reset_at = NULL;
+    size_t n_reset = 0;
+    const char *rv = npk_config_take(cfg, "reset_at");
+    if (rv) {
+        size_t cap = 1;
+        for (const char *c = rv; *c; c++)
+            cap += *c == ':' || *c == '+';
+        reset_at = malloc(cap * sizeof *reset_at);
+        if (!reset_at)
+            return npk_fail(m, NPK_ERR_NOMEM, "tinytpu: out of memory");
+        const char *c = rv;
+        while (*c) {
+            char *end;
+            errno = 0;
+            unsigned long long k = strtoull(c, &end, 0);
+            if (end == c || errno || k == 0 || (*end && *end != ':' && *end != '+')) {
+                free(reset_at);
+                return npk_fail(m, NPK_ERR_ARG,
+                                "tinytpu: reset_at=%s: expected cycle numbers >= 1 separated by "
+                                "':' (for example reset_at=1:40)", rv);
+            }
+            reset_at[n_reset++] = k;
+            c = *end ? end + 1 : end;
+        }
+        qsort(reset_at, n_reset, sizeof *reset_at, cmp_u64);
+    }
+    st = npk_config_check_unused(m, cfg, "tinytpu", LEGAL_KEYS);
+    if (st != NPK_OK) {
+        free(reset_at);
+        return st;
+    }
+    tt_state *s = calloc(1, sizeof *s);
+    if (!s) {
+        free(reset_at);
+        return npk_fail(m, NPK_ERR_NOMEM, "tinytpu: out of memory");
+    }
+    s->N = (unsigned)N;
+    s->ub_words = (unsigned)ub;
+    s->lr0 = lr;
+    s->format = fmt;
+    s->words = words;
+    s->reset_at = reset_at;
+    s->n_reset_at = n_reset;
+    s->all_writes = (int)all;
+    s->trace_reads = (int)reads;
+    s->gating = (int)gating;
+    if (vcd && !(s->vcd_path = strdup(vcd))) {
+        tt_destroy(s);
+        return npk_fail(m, NPK_ERR_NOMEM, "tinytpu: out of memory");
+    }
+    tt_program_init(&s->prog, s->N);
+    size_t nn = (size_t)s->N * s->N;
+    s->ub = calloc(ub, sizeof *s->ub);
+    s->pe = calloc(nn, sizeof *s->pe);
+    s->pe_next = calloc(nn, sizeof *s->pe_next);
+    int ok = s->ub && s->pe && s->pe_next;
+    if (!ok) {
+        tt_destroy(s);
+        return npk_fail(m, NPK_ERR_NOMEM, "tinytpu: out of memory for lanes=%llu",
+                        (unsigned long long)N);
+    }
+    npk_config_describe(m, "lanes=%u,ub_words=%u,lr=0x%04X,format=%s,words=%s", s->N,
+                        s->ub_words, s->lr0, tt_format_names[fmt], tt_format_names[words]);
+    tt_reset(m, s);
+    *out = s;
+    return NPK_OK;
+}
+
+/* The reset_at setting turns cycles into reset cycles (B6). */
+static void apply_reset_at(tt_state *s)
+{
+    for (size_t i = 0; i < s->n_reset_at; i++)
+        if (s->reset_at[i] <= s->prog.n)
+            s->prog.c[s->reset_at[i] - 1].rst = 1;
+}
+
+static npk_status tt_load_asm(npk_machine *m, void *state, const char *source, const char *name,
+                              FILE *diag)
+{
+    tt_state *s = state;
+    tt_program p;
+    tt_program_init(&p, s->N);
+    int errors = tt_assemble(source, name, s->format, s->N, s->lr0, &p, diag);
+    if (errors) {
+        tt_program_free(&p);
+        return npk_fail(m, NPK_ERR_FORMAT, "%s: %d error%s in %s", name, errors,
+                        errors == 1 ? "" : "s",
+                        s->format == TT_FMT_ASM ? "assembly source" : "the program file");
+    }
+    tt_program_free(&s->prog);
+    s->prog = p;
+    apply_reset_at(s);
+    return tt_reset(m, s);
+}
+
+tt_state *tt_state_of(npk_machine *m)
+{
+    return m->target == &npk_target_tinytpu ? m->state : NULL;
+}
+
+npk_status tt_load_program(npk_machine *m, const tt_program *src)
+{
+    tt_state *s = tt_state_of(m);
+    if (!s)
+        return npk_fail(m, NPK_ERR_ARG, "%s: not a tinytpu machine", m->target->name);
+    if (src->N != s->N)
+        return npk_fail(m, NPK_ERR_ARG, "tinytpu: the program is for %u lanes, the machine has "
+                        "lanes=%u", src->N, s->N);
+    tt_program p;
+    tt_program_init(&p, s->N);
+    for (size_t i = 0; i < src->n; i++)
+        if (tt_program_add(&p, &src->c[i], src->hw + src->c[i].host, src->c[i].n_host)) {
+            tt_program_free(&p);
+            return npk_fail(m, NPK_ERR_NOMEM, "tinytpu: out of memory for a %zu-cycle program",
+                            src->n);
+        }
+    tt_program_free(&s->prog);
+    s->prog = p;
+    apply_reset_at(s);
+    m->loaded = 1;
+    return tt_reset(m, s);
+}
+
+static npk_status tt_load_raw(npk_machine *m, void *state, const uint8_t *bytes, size_t n,
+                              uint64_t addr)
+{
+    (void)state, (void)bytes, (void)n, (void)addr;
+    return npk_fail(m, NPK_ERR_FORMAT,
+                    "tinytpu: programs are text: assembly, hex words (format=w88|w94|w130|wfull) "
+                    "or a port stream (format=port); this file is not text");
+}
+
+/* The UB as bytes: word a at 2a, little-endian, whatever the host's byte order. */
+static size_t tt_spaces(void *state, npk_memspace **list)
+{
+    tt_state *s = state;
+    s->space = (npk_memspace){{"ub", 2ull * s->ub_words,
+                               "unified buffer: word a (Q8.8) as 16-bit little-endian at 2a"},
+                              NULL};
+    *list = &s->space;
+    return 1;
+}
+
+static npk_status tt_space_read(npk_machine *m, void *state, size_t space, uint64_t addr,
+                                void *buf, size_t n)
+{
+    tt_state *s = state;
+    uint8_t *out = buf;
+    (void)m, (void)space;
+    for (size_t i = 0; i < n; i++)
+        out[i] = (uint8_t)(s->ub[(addr + i) / 2] >> (8 * ((addr + i) % 2)));
+    return NPK_OK;
+}
+
+static npk_status tt_space_write(npk_machine *m, void *state, size_t space, uint64_t addr,
+                                 const void *buf, size_t n)
+{
+    tt_state *s = state;
+    const uint8_t *in = buf;
+    (void)m, (void)space;
+    for (size_t i = 0; i < n; i++) {
+        uint16_t *w = &s->ub[(addr + i) / 2];
+        unsigned sh = 8 * (unsigned)((addr + i) % 2);
+        *w = (uint16_t)((*w & ~(0xFFu << sh)) | (unsigned)in[i] << sh);
+    }
+    return NPK_OK;
+}
+
+static size_t tt_regs(void *state, const npk_reg_info **list)
+{
+    (void)state;
+    *list = regs;
+    return N_REGS;
+}
+
+static npk_status tt_reg_read(npk_machine *m, void *state, size_t i, uint64_t *v)
+{
+    tt_state *s = state;
+    (void)m;
+    *v = i == R_CYCLE ? s->pc : i == R_WP ? s->wp : i == R_GPTR ? s->gptr : s->mode;
+    return NPK_OK;
+}
+
+static npk_status tt_reg_write(npk_machine *m, void *state, size_t i, uint64_t v)
+{
+    tt_state *s = state;
+    if (i == R_CYCLE) {
+        if (v > s->prog.n)
+            return npk_fail(m, NPK_ERR_RANGE, "tinytpu: cycle %llu is past the end of the "
+                            "%llu-cycle program", (unsigned long long)v,
+                            (unsigned long long)s->prog.n);
+        s->pc = v;
+    } else if (i == R_WP) {
+        s->wp = (uint32_t)v;
+    } else if (i == R_GPTR) {
+        s->gptr = (uint16_t)v;
+    } else {
+        s->mode = v != 0;
+    }
+    return NPK_OK;
+}
+
+static npk_status tt_disasm_hook(npk_machine *m, void *state, const uint8_t *b, uint64_t pc,
+                                 char *out, size_t n)
+{
+    (void)state, (void)b, (void)pc;
+    snprintf(out, n, "?");
+    return npk_fail(m, NPK_ERR_UNSUPPORTED,
+                    "tinytpu: programs are text files; use npk_disasm_text");
+}
+
+/* Text in memory -> NUL-terminated copy (the assembler wants a string). */
+static char *text_copy(const uint8_t *bytes, size_t n)
+{
+    char *t = malloc(n + 1);
+    if (t) {
+        memcpy(t, bytes, n);
+        t[n] = 0;
+    }
+    return t;
+}
+
+/* `npukit disasm`: a hex word file or port stream (the `format` setting) to assembly. */
+static npk_status tt_disasm_text(npk_machine *m, void *state, const uint8_t *bytes, size_t n,
+                                 const char *name, FILE *out)
+{
+    tt_state *s = state;
+    if (s->format == TT_FMT_ASM)
+        return npk_fail(m, NPK_ERR_ARG,
+                        "tinytpu: say which word format %s holds: --config format=w88|w94|w130|"
+                        "wfull|port", name);
+    char *text = text_copy(bytes, n);
+    if (!text)
+        return npk_fail(m, NPK_ERR_NOMEM, "tinytpu: out of memory");
+    tt_program p;
+    tt_program_init(&p, s->N);
+    int errors = tt_assemble(text, name, s->format, s->N, s->lr0, &p, stderr);
+    free(text);
+    char err[512] = "";
+    int rc = errors ? -1 : tt_write_program(&p, TT_FMT_ASM, out, err, sizeof err);
+    tt_program_free(&p);
+    if (errors)
+        return npk_fail(m, NPK_ERR_FORMAT, "%s: %d error%s", name, errors, errors == 1 ? "" : "s");
+    return rc ? npk_fail(m, NPK_ERR_FORMAT, "%s", err) : NPK_OK;
+}
+
+/* `npukit asm`: assembly to the `words` format (hex words, or a port stream), as text. Fields
+ * that the format cannot hold are errors at their file:line:col. */
+static npk_status tt_assemble_hook(npk_machine *m, void *state, const char *source,
+                                   const char *name, FILE *diag, uint8_t **image, size_t *size)
+{
+    tt_state *s = state;
+    *image = NULL, *size = 0;
+    tt_program p;
+    tt_program_init(&p, s->N);
+    int errors = tt_assemble_for(source, name, TT_FMT_ASM, s->N, s->lr0, s->words, &p, diag);
+    if (errors) {
+        tt_program_free(&p);
+        return npk_fail(m, NPK_ERR_FORMAT, "%s: %d error%s in assembly source", name, errors,
+                        errors == 1 ? "" : "s");
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    char err[512] = "";
+    int rc = f ? tt_write_program(&p, s->words, f, err, sizeof err) : -1;
+    if (f)
+        fclose(f);
+    tt_program_free(&p);
+    if (rc) {
+        free(buf);
+        return npk_fail(m, NPK_ERR_FORMAT, "%s", f ? err : "tinytpu: out of memory");
+    }
+    *image = (uint8_t *)buf;
+    *size = len;
+    return NPK_OK;
+}
+
+const npk_target npk_target_tinytpu = {
+    .name = "tinytpu",
+    .summary = "tiny-tpu: 2x2 (N x N) weight-stationary Q8.8 systolic training accelerator, one "
+               "control word per cycle, cycle- and bit-exact",
+    .config_help =
+        "  lanes=2..256     array size N (default 2, the RTL)\n"
+        "  ub_words=N       unified-buffer words (default 128; 1..32768, or 65536 for lanes >= 3)\n"
+        "  lr=V             learning rate before cycle 1, Q8.8: 0x00C0 or 0.75 (default 0)\n"
+        "  reset_at=K[:K]   make cycle K a reset cycle (the machine powers up reset)\n"
+        "  format=F         program text: asm (default), w88, w94, w130, wfull (hex words),\n"
+        "                   port (port stream)\n"
+        "  words=F          what 'npukit asm' writes: w88, w94, w130 (default for lanes=2),\n"
+        "                   wfull (default otherwise), port\n"
+        "  all_writes=1     trace every UB write, not only the ones that change a word\n"
+        "  trace_reads=1    also trace channel reads: R <edge> <channel> <lane> <addr> <value>\n"
+        "  vcd=FILE         write a VCD of the main signals (lanes, PEs for lanes <= 4)\n"
+        "  gating=0         step every block every cycle (default 1: skip blocks at rest;\n"
+        "                   results are identical, tests compare the two)\n",
+    .insn_bytes = 0, /* programs are text: one control word per cycle */
+    .elf_machine = 0,
+    .create = tt_create,
+    .destroy = tt_destroy,
+    .reset = tt_reset,
+    .load_raw = tt_load_raw,
+    .load_asm = tt_load_asm,
+    .run = tt_run,
+    .disasm = tt_disasm_hook,
+    .disasm_text = tt_disasm_text,
+    .assemble = tt_assemble_hook,
+    .spaces = tt_spaces,
+    .space_read = tt_space_read,
+    .space_write = tt_space_write,
+    .regs = tt_regs,
+    .reg_read = tt_reg_read,
+    .reg_write = tt_reg_write,
+    .mnemonics = kinds,
+    .n_mnemonics = TT_N_KINDS,
+    .units = units,
+    .n_units = TT_N_UNITS,
+    .extras = extras,
+    .n_extras = TT_N_EXTRAS,
+};

@@ -1,0 +1,123 @@
+/* tinytpu machine state (shared/spec/tinytpu.md Part A): everything the RTL registers, stepped
+ * once per clock edge by exec.c. machine.c holds configuration, loading, spaces and the target
+ * registration. Names follow the spec (shadow, active, xout, psum, E, wp, gptr, ...). */
+#ifndef NPK_TINYTPU_MACHINE_H
+#define NPK_TINYTPU_MACHINE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/target.h"
+#include "targets/tinytpu/tinytpu.h"
+
+/* One processing element (A4.1). */
+typedef struct tt_pe {
+    uint16_t shadow, active, xout, psum, wout;
+    uint8_t vout, swout;
+} tt_pe;
+
+/* One read channel's sequencer (A7.2): ptr is signed 16-bit for the weight walk (A7.4). */
+typedef struct tt_chan {
+    int32_t ptr;
+    uint16_t R, C, t;
+    uint16_t skip;               /* weight channel: cols + 1 */
+    uint8_t T;                   /* input and weight channels: transpose remembered */
+    uint16_t addr, rows, cols;   /* weight channel for N >= 3: the per-lane rule (C2.3) */
+} tt_chan;
+
+/* Target counters (--stats extras). */
+typedef enum tt_extra {
+    TT_X_UB_WRITES,     /* words written to the UB (appends + GD write-backs) */
+    TT_X_HOST_WRITES,   /* appends from the host */
+    TT_X_VPU_WRITES,    /* appends from the VPU */
+    TT_X_GD_WRITES,     /* GD write-backs */
+    TT_X_MACS,          /* PE multiply-accumulates (valid input) */
+    TT_X_READ_BEATS,    /* channel beats with at least one active lane */
+    TT_X_ISSUES,        /* reads issued */
+    TT_X_RESETS,        /* reset cycles */
+    TT_N_EXTRAS
+} tt_extra;
+
+/* Units (busy cycles in --stats, tracks in --timeline). */
+enum { TT_U_ARRAY, TT_U_VPU, TT_U_UB_READ, TT_U_UB_WRITE, TT_U_GD, TT_N_UNITS };
+
+/* Per-cycle kinds (the statistics' "mnemonics"). */
+enum { TT_K_IDLE, TT_K_RESET, TT_K_READ, TT_K_HOST, TT_K_SW, TT_K_OTHER, TT_N_KINDS };
+
+typedef struct tt_state {
+    /* configuration */
+    unsigned N, ub_words;
+    uint16_t lr0;                /* learning-rate setting before cycle 1 (B6) */
+    tt_format format;            /* how text programs are read: asm or a word/port format */
+    tt_format words;             /* what `npukit asm` writes: a hex word format or port */
+    uint64_t *reset_at;          /* cycles made reset cycles by the setting (sorted) */
+    size_t n_reset_at;
+    int all_writes;              /* trace every UB write, not just changes */
+    int trace_reads;             /* trace channel reads ("R" lines) */
+    char *vcd_path;              /* write a VCD of the main signals (NULL: none) */
+
+    /* the program, one record per cycle, and where the run is */
+    tt_program prog;
+    uint64_t pc;                 /* index of the next cycle's record = cycles done */
+
+    /* architectural state (Part A) */
+    uint16_t *ub;
+    uint32_t wp;
+    tt_pe *pe;                   /* PE(k, j) at pe[k * N + j] */
+    /* lane state, N of TT_MAX_N used (fixed arrays: no pointer chasing on the hot path) */
+    uint8_t E[TT_MAX_N];
+    tt_chan ch[TT_N_CHANNELS];
+    uint16_t in_d[TT_MAX_N], w_d[TT_MAX_N];    /* channel 0 and 1 output registers */
+    uint8_t in_v[TT_MAX_N], w_v[TT_MAX_N];
+    uint16_t bias_r[TT_MAX_N], y_r[TT_MAX_N], h_r[TT_MAX_N], old_r[TT_MAX_N]; /* 2, 3, 4, 5/6 */
+    uint8_t done[TT_MAX_N];                     /* GD units (A10) */
+    uint16_t upd[TT_MAX_N];
+    uint8_t mode;                               /* 0 bias, 1 weight (A6.3) */
+    uint16_t gptr;
+    uint16_t st_d[4][TT_MAX_N];                 /* VPU stages BIAS, LREL, LOSS, DERIV (A9.3) */
+    uint8_t st_v[4][TT_MAX_N];
+    uint16_t lastH[TT_MAX_N];
+    uint16_t prevF[6];           /* F_{k-1}: start, sel, T, addr, rows, cols (A7.8) */
+    uint8_t cs_flag;             /* column-size flag and value (A7.9) */
+    uint16_t cs_val;
+
+    /* activity gating of the fast path (not architectural): a block whose state is at rest
+     * and whose inputs are idle is skipped, since stepping it would change nothing */
+    int gating;                  /* setting gating=0 steps everything (tests compare) */
+    uint8_t pe_quiet, vpu_quiet; /* the array / the VPU stages are at rest */
+    unsigned ch_dirty;           /* bit c: channel c's state or outputs may be nonzero */
+
+    /* scratch for one step */
+    uint16_t out_d[TT_MAX_N];
+    uint8_t out_v[TT_MAX_N];
+    tt_pe *pe_next;
+    uint32_t wr_addr[2 * TT_MAX_N];             /* UB writes of one edge, in order */
+    uint16_t wr_val[2 * TT_MAX_N], wr_lane[2 * TT_MAX_N], ub_before[2 * TT_MAX_N];
+    uint8_t wr_src[2 * TT_MAX_N];               /* 0 host, 1 VPU, 2 GD (traces, errors) */
+    unsigned n_wr;                              /* writes of the last edge */
+    /* channel reads of one edge, for "R" trace lines */
+    unsigned n_rd;
+    uint8_t rd_ch[TT_N_CHANNELS * TT_MAX_N];
+    uint16_t rd_lane[TT_N_CHANNELS * TT_MAX_N], rd_val[TT_N_CHANNELS * TT_MAX_N];
+    int32_t rd_addr[TT_N_CHANNELS * TT_MAX_N];
+    FILE *vcd;                   /* open while a run writes the VCD */
+    uint64_t vcd_cycle;          /* last cycle written to it */
+    npk_memspace space;          /* "ub" */
+} tt_state;
+
+/* Load a program built in memory (the schedule compiler, tests): a copy of p, then the reset_at
+ * setting and a reset, as loading a file does. */
+npk_status tt_load_program(npk_machine *m, const tt_program *p);
+/* The machine's state (for tools that build programs in memory); NULL if m is not tinytpu. */
+tt_state *tt_state_of(npk_machine *m);
+
+/* Run up to max cycles (0 = to the end); observed = traces/statistics on. */
+npk_status tt_run(npk_machine *m, void *state, uint64_t max, npk_stop *stop);
+void tt_reset_state(tt_state *s);      /* A11 (the UB included) */
+
+/* VCD of the main signals (vcd.c), written by the observed loop when vcd_path is set. */
+npk_status tt_vcd_open(npk_machine *m, tt_state *s);
+void tt_vcd_edge(tt_state *s, uint64_t k, const tt_cycle *c);
+void tt_vcd_close(tt_state *s);
+
+#endif

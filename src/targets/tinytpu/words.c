@@ -1,0 +1,588 @@
+/* tinytpu control words: the program model's storage, the packed formats of fields.def (w88,
+ * w94, w130 and the N-lane full-port word, spec B3-B5), the read-issue rule (A7.8) and the two
+ * line formats that carry words as text: hex word files (B7.1) and the port stream (B7.2). */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm/asm.h"
+#include "targets/tinytpu/tinytpu.h"
+
+const char *const tt_format_names[TT_N_FORMATS] = {"w88", "w94", "w130", "wfull", "port", "asm"};
+
+const char *const tt_channel_names[TT_N_CHANNELS] = {
+#define TT_CHAN(sel, name, feeds) [sel] = name,
+#include "targets/tinytpu/fields.def"
+};
+
+const tt_field_info tt_fields[TT_N_FIELDS] = {
+#define TT_FIELD(id, name, port, lanes, l88, w88, l94, w94, l130, w130, meaning)                   \
+    [TT_F_##id] = {name, port, lanes, {l88, l94, l130}, {w88, w94, w130}, meaning},
+#include "targets/tinytpu/fields.def"
+};
+
+static const unsigned fixed_bits[3] = {
+#define TT_FORMAT(id, name, bits) [TT_FMT_##id] = bits,
+#include "targets/tinytpu/fields.def"
+};
+
+int tt_format_find(const char *name)
+{
+    for (int f = 0; f < TT_N_FORMATS; f++)
+        if (name && strcmp(name, tt_format_names[f]) == 0)
+            return f;
+    return -1;
+}
+
+/* ---- program storage ------------------------------------------------------------------------- */
+
+void tt_program_init(tt_program *p, unsigned N)
+{
+    memset(p, 0, sizeof *p);
+    p->N = N;
+}
+
+void tt_program_free(tt_program *p)
+{
+    free(p->c);
+    free(p->hw);
+    unsigned N = p->N;
+    tt_program_init(p, N);
+}
+
+int tt_program_add(tt_program *p, const tt_cycle *c, const tt_hostw *hw, unsigned n_host)
+{
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 64;
+        tt_cycle *nc = realloc(p->c, cap * sizeof *nc);
+        if (!nc)
+            return -1;
+        p->c = nc;
+        p->cap = cap;
+    }
+    if (p->n_hw + n_host > p->cap_hw) {
+        size_t cap = p->cap_hw ? p->cap_hw : 64;
+        while (cap < p->n_hw + n_host)
+            cap *= 2;
+        tt_hostw *nh = realloc(p->hw, cap * sizeof *nh);
+        if (!nh)
+            return -1;
+        p->hw = nh;
+        p->cap_hw = cap;
+    }
+    tt_cycle *d = &p->c[p->n++];
+    *d = *c;
+    d->host = (uint32_t)p->n_hw;
+    d->n_host = (uint16_t)n_host;
+    if (n_host)
+        memcpy(p->hw + p->n_hw, hw, n_host * sizeof *hw);
+    p->n_hw += n_host;
+    return 0;
+}
+
+static bool cycle_equal(const tt_program *pa, const tt_cycle *a, const tt_program *pb,
+                        const tt_cycle *b)
+{
+    if (a->rst != b->rst || a->sw != b->sw || a->start != b->start || a->T != b->T ||
+        a->pathway != b->pathway || a->sel != b->sel || a->addr != b->addr ||
+        a->rows != b->rows || a->cols != b->cols || a->inv != b->inv || a->leak != b->leak ||
+        a->lr != b->lr || a->n_host != b->n_host)
+        return false;
+    for (unsigned i = 0; i < a->n_host; i++) {
+        const tt_hostw *x = &pa->hw[a->host + i], *y = &pb->hw[b->host + i];
+        if (x->lane != y->lane || x->value != y->value)
+            return false;
+    }
+    return true;
+}
+
+int tt_program_equal(const tt_program *a, const tt_program *b)
+{
+    if (a->N != b->N || a->n != b->n)
+        return 0;
+    for (size_t k = 0; k < a->n; k++)
+        if (!cycle_equal(a, &a->c[k], b, &b->c[k]))
+            return 0;
+    return 1;
+}
+
+int tt_read_issues(const tt_cycle *prev, const tt_cycle *cur)
+{
+    if (!cur || cur->rst || !cur->start)
+        return 0;
+    if (!prev || prev->rst)
+        return 1; /* F_prev = 0 and start_cur = 1 */
+    return prev->start != cur->start || prev->sel != cur->sel || prev->T != cur->T ||
+           prev->addr != cur->addr || prev->rows != cur->rows || prev->cols != cur->cols;
+}
+
+static const tt_hostw *hosts(const tt_program *p, const tt_cycle *c)
+{
+    return c->n_host ? p->hw + c->host : NULL;
+}
+
+/* ---- packed formats -------------------------------------------------------------------------- */
+
+unsigned tt_format_bits(tt_format f, unsigned N)
+{
+    if (f <= TT_FMT_W130)
+        return N == 2 ? fixed_bits[f] : 0;
+    if (f == TT_FMT_WFULL)
+        return N >= 2 && N <= TT_MAX_N ? 96 + 17 * N : 0;
+    return 0;
+}
+
+int tt_field_pos(tt_format fmt, unsigned N, unsigned f, unsigned lane, unsigned *lsb,
+                 unsigned *width)
+{
+    if (f >= TT_N_FIELDS || !tt_format_bits(fmt, N) || lane >= (tt_fields[f].lanes ? N : 1))
+        return -1;
+    if (fmt <= TT_FMT_W130) {
+        *width = tt_fields[f].width[fmt];
+        *lsb = tt_fields[f].lsb[fmt] + lane * *width;
+        return 0;
+    }
+    /* wfull: the fields in order at their port widths (B5) */
+    unsigned b = 0;
+    for (unsigned g = 0; g < f; g++)
+        b += tt_fields[g].port * (tt_fields[g].lanes ? N : 1);
+    *width = tt_fields[f].port;
+    *lsb = b + lane * *width;
+    return 0;
+}
+
+/* The value of field f (lane `lane`) in cycle c; hv/hd are the per-lane host arrays. */
+static uint64_t field_value(unsigned f, const tt_cycle *c, const uint8_t *hv, const uint16_t *hd,
+                            unsigned lane)
+{
+    switch (f) {
+    case TT_F_SW: return c->sw;
+    case TT_F_START: return c->start;
+    case TT_F_T: return c->T;
+    case TT_F_HV: return hv[lane];
+    case TT_F_COLS: return c->cols;
+    case TT_F_ROWS: return c->rows;
+    case TT_F_ADDR: return c->addr;
+    case TT_F_SEL: return c->sel;
+    case TT_F_HD: return hd[lane];
+    case TT_F_PATHWAY: return c->pathway;
+    case TT_F_INV: return c->inv;
+    case TT_F_LEAK: return c->leak;
+    default: return 0;
+    }
+}
+
+/* Per-lane host arrays of a cycle; -1 with a message for a lane >= N or a lane given twice. */
+static int host_lanes(unsigned N, const tt_cycle *c, const tt_hostw *hw, uint8_t *hv,
+                      uint16_t *hd, char *err, size_t err_size)
+{
+    memset(hv, 0, N);
+    memset(hd, 0, N * sizeof *hd);
+    for (unsigned i = 0; i < c->n_host; i++) {
+        unsigned l = hw[i].lane;
+        if (l >= N) {
+            snprintf(err, err_size, "host write on lane %u, but N = %u", l, N);
+            return -1;
+        }
+        if (hv[l]) {
+            snprintf(err, err_size, "two host writes on lane %u in one cycle", l);
+            return -1;
+        }
+        hv[l] = 1;
+        hd[l] = hw[i].value;
+    }
+    return 0;
+}
+
+int tt_encode(tt_format f, unsigned N, const tt_cycle *c, const tt_hostw *hw, tt_packed *out,
+              char *err, size_t err_size)
+{
+    char none[1]; /* no message wanted */
+    if (!err || !err_size)
+        err = none, err_size = sizeof none;
+    memset(out, 0, sizeof *out);
+    if (!tt_format_bits(f, N)) {
+        if (f <= TT_FMT_W130)
+            snprintf(err, err_size, "%s words need N = 2 (N = %u; use wfull)", tt_format_names[f],
+                     N);
+        else
+            snprintf(err, err_size, "%s is not a packed word format for N = %u",
+                     f < TT_N_FORMATS ? tt_format_names[f] : "?", N);
+        return -1;
+    }
+    uint8_t hv[TT_MAX_N];
+    uint16_t hd[TT_MAX_N];
+    if (host_lanes(N, c, hw, hv, hd, err, err_size))
+        return -1;
+    for (unsigned fi = 0; fi < TT_N_FIELDS; fi++) {
+        const tt_field_info *fd = &tt_fields[fi];
+        for (unsigned l = 0; l < (fd->lanes ? N : 1); l++) {
+            unsigned lsb, width;
+            tt_field_pos(f, N, fi, l, &lsb, &width);
+            uint64_t v = field_value(fi, c, hv, hd, l);
+            if (!npk_fits_u(v, width)) {
+                snprintf(err, err_size, "%s %llu does not fit %s (0..%llu)", fd->name,
+                         (unsigned long long)v, tt_format_names[f],
+                         (unsigned long long)((UINT64_C(1) << width) - 1));
+                return -1;
+            }
+            npk_bits_put(out->w, TT_WORD_U64, lsb, width, v);
+        }
+    }
+    return 0;
+}
+
+void tt_decode(tt_format f, unsigned N, const tt_packed *in, tt_cycle *c, tt_hostw *hw,
+               unsigned *n_host)
+{
+    memset(c, 0, sizeof *c);
+    *n_host = 0;
+    if (!tt_format_bits(f, N))
+        return;
+    uint64_t v[TT_N_FIELDS] = {0};
+    for (unsigned fi = 0; fi < TT_N_FIELDS; fi++) {
+        unsigned lsb, width;
+        if (tt_fields[fi].lanes)
+            continue;
+        tt_field_pos(f, N, fi, 0, &lsb, &width);
+        v[fi] = npk_bits_get(in->w, TT_WORD_U64, lsb, width);
+    }
+    c->sw = (uint8_t)v[TT_F_SW];
+    c->start = (uint8_t)v[TT_F_START];
+    c->T = (uint8_t)v[TT_F_T];
+    c->cols = (uint16_t)v[TT_F_COLS];
+    c->rows = (uint16_t)v[TT_F_ROWS];
+    c->addr = (uint16_t)v[TT_F_ADDR];
+    c->sel = (uint16_t)v[TT_F_SEL];
+    c->pathway = (uint8_t)v[TT_F_PATHWAY];
+    c->inv = (uint16_t)v[TT_F_INV];
+    c->leak = (uint16_t)v[TT_F_LEAK];
+    for (unsigned l = 0; l < N; l++) {
+        unsigned lsb, width;
+        tt_field_pos(f, N, TT_F_HV, l, &lsb, &width);
+        if (!npk_bits_get(in->w, TT_WORD_U64, lsb, width))
+            continue;
+        tt_field_pos(f, N, TT_F_HD, l, &lsb, &width);
+        hw[*n_host].lane = (uint16_t)l;
+        hw[*n_host].value = (uint16_t)npk_bits_get(in->w, TT_WORD_U64, lsb, width);
+        ++*n_host;
+    }
+    c->n_host = (uint16_t)*n_host;
+}
+
+/* ---- the port stream's columns --------------------------------------------------------------- */
+
+enum { PORT_RST = TT_N_FIELDS, PORT_LR };
+#define TT_F_RST PORT_RST
+#define TT_F_LR PORT_LR
+
+typedef struct port_col {
+    const char *name;
+    unsigned field, digits;
+} port_col;
+
+static const port_col port_cols[] = {
+#define TT_PORT(name, field, digits) {name, TT_F_##field, digits},
+#include "targets/tinytpu/fields.def"
+};
+#define N_PORT_COLS (sizeof port_cols / sizeof port_cols[0])
+
+static unsigned port_width(unsigned field)
+{
+    return field == PORT_RST ? 1 : field == PORT_LR ? 16 : tt_fields[field].port;
+}
+
+static uint64_t port_value(unsigned field, const tt_cycle *c, const uint8_t *hv,
+                           const uint16_t *hd, unsigned lane)
+{
+    if (field == PORT_RST)
+        return c->rst;
+    return field == PORT_LR ? c->lr : field_value(field, c, hv, hd, lane);
+}
+
+static void port_header(unsigned N, char *buf, size_t size)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < N_PORT_COLS && o < size; i++) {
+        bool lanes = port_cols[i].field < TT_N_FIELDS && tt_fields[port_cols[i].field].lanes;
+        for (unsigned l = 0; l < (lanes ? N : 1) && o < size; l++)
+            o += (size_t)snprintf(buf + o, size - o, lanes ? "%s%s%u" : "%s%s", i ? " " : "",
+                                  port_cols[i].name, l);
+    }
+}
+
+/* ---- writing --------------------------------------------------------------------------------- */
+
+/* "cycle k (line L): " for messages about cycle index k. */
+static int cycle_prefix(const tt_cycle *c, size_t k, char *buf, size_t n)
+{
+    if (c->line)
+        return snprintf(buf, n, "cycle %zu (line %u): ", k + 1, (unsigned)c->line);
+    return snprintf(buf, n, "cycle %zu: ", k + 1);
+}
+
+static int fail_at(const tt_cycle *c, size_t k, const char *msg, char *err, size_t err_size)
+{
+    if (err && err_size) {
+        char pre[64];
+        cycle_prefix(c, k, pre, sizeof pre);
+        snprintf(err, err_size, "%s%s", pre, msg);
+    }
+    return -1;
+}
+
+static void upper(char *s)
+{
+    for (; *s; s++)
+        if (*s >= 'a' && *s <= 'f')
+            *s = (char)(*s - 'a' + 'A');
+}
+
+static int write_hex(const tt_program *p, tt_format f, FILE *out, char *err, size_t err_size)
+{
+    const unsigned N = p->N, bits = tt_format_bits(f, N);
+    if (!bits) {
+        if (err && err_size)
+            snprintf(err, err_size, "%s words need N = 2 (the program has N = %u; use wfull)",
+                     tt_format_names[f], N);
+        return -1;
+    }
+    fprintf(out, "# tinytpu %s words (%u bits), N = %u: one word per cycle\n",
+            tt_format_names[f], bits, N);
+    char hex[TT_WORD_U64 * 16 + 1], msg[256];
+    uint16_t lr = 0;
+    for (size_t k = 0; k < p->n; k++) {
+        const tt_cycle *c = &p->c[k];
+        tt_packed w;
+        if (c->lr != lr) {
+            fprintf(out, "# cycle %zu: lr 0x%04X (a machine setting, B6)\n", k + 1, c->lr);
+            lr = c->lr;
+        }
+        if (c->rst) {
+            fprintf(out, "# cycle %zu: reset cycle (--reset-at %zu)\n", k + 1, k + 1);
+            memset(&w, 0, sizeof w);
+        } else if (tt_encode(f, N, c, hosts(p, c), &w, msg, sizeof msg)) {
+            return fail_at(c, k, msg, err, err_size);
+        }
+        npk_bits_hex(w.w, TT_WORD_U64, bits, hex, sizeof hex);
+        upper(hex);
+        fprintf(out, "%s\n", hex);
+    }
+    return ferror(out) ? -1 : 0;
+}
+
+static int write_port(const tt_program *p, FILE *out, char *err, size_t err_size)
+{
+    const unsigned N = p->N;
+    char hdr[8 * 2 * TT_MAX_N + 128];
+    port_header(N, hdr, sizeof hdr);
+    fprintf(out, "# %s\n", hdr);
+    uint8_t hv[TT_MAX_N];
+    uint16_t hd[TT_MAX_N];
+    char msg[256];
+    for (size_t k = 0; k < p->n; k++) {
+        const tt_cycle *c = &p->c[k];
+        if (host_lanes(N, c, hosts(p, c), hv, hd, msg, sizeof msg))
+            return fail_at(c, k, msg, err, err_size);
+        for (size_t i = 0; i < N_PORT_COLS; i++) {
+            const port_col *pc = &port_cols[i];
+            bool lanes = pc->field < TT_N_FIELDS && tt_fields[pc->field].lanes;
+            for (unsigned l = 0; l < (lanes ? N : 1); l++) {
+                uint64_t v = port_value(pc->field, c, hv, hd, l);
+                if (!npk_fits_u(v, port_width(pc->field))) {
+                    snprintf(msg, sizeof msg, "%s %llu does not fit its %u-bit port", pc->name,
+                             (unsigned long long)v, port_width(pc->field));
+                    return fail_at(c, k, msg, err, err_size);
+                }
+                fprintf(out, "%s%0*llX", i || l ? " " : "", (int)pc->digits, (unsigned long long)v);
+            }
+        }
+        fputs("\n", out);
+    }
+    return ferror(out) ? -1 : 0;
+}
+
+int tt_write_words(const tt_program *p, tt_format fmt, FILE *out, char *err, size_t err_size)
+{
+    if (fmt <= TT_FMT_WFULL)
+        return write_hex(p, fmt, out, err, err_size);
+    if (fmt == TT_FMT_PORT)
+        return write_port(p, out, err, err_size);
+    if (err && err_size)
+        snprintf(err, err_size, "tt_write_words: not a word format");
+    return -1;
+}
+
+/* ---- reading (through the shared engine: file:line:col diagnostics) -------------------------- */
+
+typedef struct word_reader {
+    tt_program *p;
+    size_t n0, hw0;
+    tt_format fmt;
+    unsigned N;
+    uint16_t lr0;
+    bool oom;
+} word_reader;
+
+static int add_cycle(npk_asm *a, word_reader *r, tt_cycle *c, const tt_hostw *hw, unsigned nh)
+{
+    c->line = npk_asm_line(a);
+    if (r->p->n - r->n0 >= TT_MAX_CYCLES)
+        return npk_asm_error(a, NULL, 0, "more than %u cycles", TT_MAX_CYCLES);
+    if (tt_program_add(r->p, c, hw, nh)) {
+        r->oom = true;
+        return npk_asm_error(a, NULL, 0, "out of memory");
+    }
+    return 0;
+}
+
+static int hex_statement(npk_asm *a, npk_cur *c, word_reader *r)
+{
+    const unsigned bits = tt_format_bits(r->fmt, r->N), digits = (bits + 3) / 4;
+    const char *s;
+    size_t n = npk_cur_word(c, &s);
+    for (size_t i = 0; i < n; i++)
+        if (npk_hex_digit((unsigned char)s[i]) < 0) {
+            c->p = c->end;
+            return npk_asm_error(a, s + i, 1,
+                                 "'%c' is not a hex digit (a %s word is %u hex digits)", s[i],
+                                 tt_format_names[r->fmt], digits);
+        }
+    if (n != digits || !npk_cur_eol(c)) {
+        c->p = c->end;
+        return npk_asm_error(a, s, n, "a %s word is exactly %u hex digits, found %zu%s",
+                             tt_format_names[r->fmt], digits, n,
+                             n == digits ? " and more text" : "");
+    }
+    tt_packed w;
+    memset(&w, 0, sizeof w);
+    for (size_t i = 0; i < n; i++)
+        npk_bits_put(w.w, TT_WORD_U64, (unsigned)(4 * (n - 1 - i)), 4,
+                     (uint64_t)npk_hex_digit((unsigned char)s[i]));
+    if (4 * digits > bits && npk_bits_get(w.w, TT_WORD_U64, bits, 4 * digits - bits))
+        return npk_asm_error(a, s, 1, "bits above bit %u are set (a %s word has %u bits)",
+                             bits - 1, tt_format_names[r->fmt], bits);
+    tt_cycle cy;
+    tt_hostw hw[TT_MAX_N];
+    unsigned nh;
+    tt_decode(r->fmt, r->N, &w, &cy, hw, &nh);
+    cy.lr = r->lr0;
+    return add_cycle(a, r, &cy, hw, nh);
+}
+
+static int port_statement(npk_asm *a, npk_cur *c, word_reader *r)
+{
+    const unsigned N = r->N, want = 12 + 2 * N;
+    uint8_t hv[TT_MAX_N] = {0};
+    uint16_t hd[TT_MAX_N] = {0};
+    tt_cycle cy;
+    memset(&cy, 0, sizeof cy);
+    unsigned got = 0;
+    for (size_t i = 0; i < N_PORT_COLS; i++) {
+        const port_col *pc = &port_cols[i];
+        bool lanes = pc->field < TT_N_FIELDS && tt_fields[pc->field].lanes;
+        for (unsigned l = 0; l < (lanes ? N : 1); l++, got++) {
+            if (npk_cur_eol(c)) {
+                char hdr[256];
+                port_header(N, hdr, sizeof hdr);
+                return npk_asm_error(a, c->p, 1,
+                                     "a port-stream line has %u fields (%s%s), found %u", want,
+                                     N <= 4 ? "" : "...", N <= 4 ? hdr : "", got);
+            }
+            const char *s;
+            size_t n = npk_cur_word(c, &s);
+            uint64_t v = 0;
+            const unsigned width = port_width(pc->field);
+            for (size_t j = 0; j < n; j++) {
+                int d = npk_hex_digit((unsigned char)s[j]);
+                if (d < 0) {
+                    c->p = c->end;
+                    return npk_asm_error(a, s + j, 1, "'%c' is not a hex digit (field %s)",
+                                         s[j], pc->name);
+                }
+                v = v * 16 + (uint64_t)d;
+                if (v >> width) {
+                    c->p = c->end;
+                    return npk_asm_error(a, s, n, "%s %.*s does not fit its %u-bit port",
+                                         pc->name, (int)n, s, width);
+                }
+            }
+            switch (pc->field) {
+            case PORT_RST: cy.rst = (uint8_t)v; break;
+            case PORT_LR: cy.lr = (uint16_t)v; break;
+            case TT_F_SW: cy.sw = (uint8_t)v; break;
+            case TT_F_START: cy.start = (uint8_t)v; break;
+            case TT_F_T: cy.T = (uint8_t)v; break;
+            case TT_F_HV: hv[l] = (uint8_t)v; break;
+            case TT_F_HD: hd[l] = (uint16_t)v; break;
+            case TT_F_SEL: cy.sel = (uint16_t)v; break;
+            case TT_F_ADDR: cy.addr = (uint16_t)v; break;
+            case TT_F_ROWS: cy.rows = (uint16_t)v; break;
+            case TT_F_COLS: cy.cols = (uint16_t)v; break;
+            case TT_F_PATHWAY: cy.pathway = (uint8_t)v; break;
+            case TT_F_LEAK: cy.leak = (uint16_t)v; break;
+            case TT_F_INV: cy.inv = (uint16_t)v; break;
+            default: break;
+            }
+        }
+    }
+    if (!npk_cur_eol(c)) {
+        const char *at = c->p;
+        c->p = c->end;
+        return npk_asm_error(a, at, 1, "more than %u fields on a port-stream line", want);
+    }
+    tt_hostw hw[TT_MAX_N];
+    unsigned nh = 0;
+    for (unsigned l = 0; l < N; l++)
+        if (hv[l])
+            hw[nh++] = (tt_hostw){(uint16_t)l, hd[l]};
+    return add_cycle(a, r, &cy, hw, nh);
+}
+
+static int words_statement(npk_asm *a, npk_cur *c)
+{
+    word_reader *r = npk_asm_user(a);
+    return r->fmt == TT_FMT_PORT ? port_statement(a, c, r) : hex_statement(a, c, r);
+}
+
+static int words_begin(npk_asm *a)
+{
+    word_reader *r = npk_asm_user(a);
+    r->p->n = r->n0;
+    r->p->n_hw = r->hw0;
+    return 0;
+}
+
+static const npk_asm_target words_target = {
+    .name = "tinytpu words",
+    .comment_chars = "#",
+    .statement = words_statement,
+    .begin_pass = words_begin,
+};
+
+int tt_read_words(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
+                  tt_program *p, FILE *diag)
+{
+    const char *file = name ? name : "<input>";
+    if (fmt > TT_FMT_PORT || (fmt != TT_FMT_PORT && !tt_format_bits(fmt, N)) || N < 2 ||
+        N > TT_MAX_N) {
+        if (diag)
+            fprintf(diag, "%s: error: %s for N = %u is not a word format (w88, w94 and w130 "
+                          "need N = 2; N is 2..%u)\n",
+                    file, fmt < TT_N_FORMATS ? tt_format_names[fmt] : "?", N, TT_MAX_N);
+        return 1;
+    }
+    word_reader r = {p, p->n, p->n_hw, fmt, N, lr0, false};
+    npk_asm_opts o;
+    memset(&o, 0, sizeof o);
+    o.diag = diag;
+    npk_asm_result *res = npk_asm_run(&words_target, &r, src, src ? strlen(src) : 0, file, &o);
+    npk_asm_result *ok;
+    int e = npk_asm_result_check(res, file, diag, &ok);
+    npk_asm_result_free(ok);
+    if (e) {
+        p->n = r.n0;
+        p->n_hw = r.hw0;
+    }
+    return e;
+}
