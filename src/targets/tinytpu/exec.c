@@ -85,6 +85,28 @@ static TT_COLD int read_error(npk_machine *m, tt_state *s, npk_stop *stop, uint6
         }                                                                                       \
     } while (0)
 
+/* A lane's read that happens only when `on` (0 or 1), without a branch on `on`: the address is
+ * range-checked (C1) only for a real access, the value is 0 otherwise (an inactive lane writes
+ * 0 to its register). */
+#define UB_READ_IF(on, chan, lane, a, dst)                                                      \
+    do {                                                                                        \
+        int64_t a_ = (a);                                                                       \
+        unsigned on_ = (on), in_ = a_ >= 0 && a_ < (int64_t)ub_words;                          \
+        if (TT_UNLIKELY(on_ & !in_))                                                            \
+            return read_error(m, s, stop, k, a_, chan, (unsigned)(lane));                       \
+        uint16_t v_ = ub[in_ ? (size_t)a_ : 0];                                                 \
+        (dst) = (uint16_t)(v_ & -(uint16_t)on_);                                                \
+        if (TT_UNLIKELY(obs && s->trace_reads && on_)) {                                        \
+            s->rd_ch[s->n_rd] = (uint8_t)(chan), s->rd_lane[s->n_rd] = (uint16_t)(lane);        \
+            s->rd_addr[s->n_rd] = (int32_t)a_, s->rd_val[s->n_rd++] = v_;                       \
+        }                                                                                       \
+    } while (0)
+
+static inline unsigned lane_on(const tt_chan *c, unsigned i)
+{
+    return (unsigned)(i <= c->t) & (unsigned)(c->t < (uint32_t)c->R + i) & (unsigned)(i < c->C);
+}
+
 /* ---- A8: position of (r, c) of an R x C matrix in skew order -------------------------------- */
 
 static int64_t skew_pos(int64_t R, int64_t C, int64_t r, int64_t c)
@@ -187,12 +209,13 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
     /* 1. issue and the column-size flag */
     int issued = 0;
     if (w->start) {
-        uint16_t F[6] = {1, w->sel, w->T, w->addr, w->rows, w->cols};
-        if (memcmp(F, s->prevF, sizeof F) != 0) {
+        uint16_t *F = s->prevF;
+        if (!F[0] || F[1] != w->sel || F[2] != w->T || F[3] != w->addr || F[4] != w->rows ||
+            F[5] != w->cols) {
             if (issue(m, s, w, k, stop) == STOPPED)
                 return STOPPED;
             issued = w->sel < TT_N_CHANNELS;
-            memcpy(s->prevF, F, sizeof F);
+            F[0] = 1, F[1] = w->sel, F[2] = w->T, F[3] = w->addr, F[4] = w->rows, F[5] = w->cols;
         }
     } else {
         s->cs_flag = 0;
@@ -214,7 +237,8 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
     if (vpu_skip)
         for (unsigned i = 0; i < N; i++)
             s->out_v[i] = 0;
-    for (unsigned i = 0; i < N && !vpu_skip; i++) {
+    if (!vpu_skip)
+    for (unsigned i = 0; i < N; i++) {
         uint16_t d = bottom[i].psum;
         uint8_t v = bottom[i].vout;
         uint16_t x1d = p & TT_PW_BIAS ? s->st_d[0][i] : d;
@@ -227,20 +251,20 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         s->out_v[i] = p & TT_PW_DERIV ? s->st_v[3][i] : x3v;
         any_out |= s->out_v[i];
         uint16_t lrel_now = s->st_d[1][i];
-        /* BIAS, LREL, LOSS, DERIV, lastH */
-        int b_on = (p & TT_PW_BIAS) && v;
-        s->st_d[0][i] = b_on ? qadd(d, s->bias_r[i]) : 0, s->st_v[0][i] = (uint8_t)b_on;
-        int l_on = (p & TT_PW_LRELU) && x1v;
-        s->st_d[1][i] = l_on ? (sv(x1d) >= 0 ? x1d : qmul(x1d, alpha)) : 0;
+        /* BIAS, LREL, LOSS, DERIV, lastH: each computed, then masked by its valid (valid bits
+         * change from cycle to cycle, so no branches on them) */
+        unsigned b_on = (unsigned)((p >> 3) & 1) & v;
+        s->st_d[0][i] = (uint16_t)(qadd(d, s->bias_r[i]) & -(uint16_t)b_on);
+        s->st_v[0][i] = (uint8_t)b_on;
+        unsigned l_on = (unsigned)((p >> 2) & 1) & x1v;
+        uint16_t lrelu = sv(x1d) >= 0 ? x1d : qmul(x1d, alpha);
+        s->st_d[1][i] = (uint16_t)(lrelu & -(uint16_t)l_on);
         s->st_v[1][i] = (uint8_t)l_on;
-        s->st_d[2][i] = p & TT_PW_LOSS ? qmul(qsub(x2d, s->y_r[i]), q) : qmul(qsub(0, s->y_r[i]), q);
+        s->st_d[2][i] = qmul(qsub(p & TT_PW_LOSS ? x2d : 0, s->y_r[i]), q);
         s->st_v[2][i] = p & TT_PW_LOSS ? x2v : 0;
-        if (x3v) {
-            uint16_t hsel = p & TT_PW_LOSS ? s->lastH[i] : s->h_r[i];
-            s->st_d[3][i] = sv(hsel) >= 0 ? x3d : qmul(x3d, alpha);
-        } else {
-            s->st_d[3][i] = 0;
-        }
+        uint16_t hsel = p & TT_PW_LOSS ? s->lastH[i] : s->h_r[i];
+        uint16_t deriv = sv(hsel) >= 0 ? x3d : qmul(x3d, alpha);
+        s->st_d[3][i] = (uint16_t)(deriv & -(uint16_t)x3v);
         s->st_v[3][i] = x3v;
         s->lastH[i] = p & TT_PW_LOSS ? lrel_now : 0;
     }
@@ -260,7 +284,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
     unsigned nw = 0;
     uint32_t wp = s->wp;
     if (any_out || w->n_host) {
-        const tt_hostw *hw = s->prog.hw + w->host;
+        const tt_hostw *hw = w->n_host ? s->prog.hw + w->host : NULL;
         for (unsigned i = N; i-- > 0;) {
             if (s->out_v[i]) {
                 s->wr_addr[nw] = wp++, s->wr_val[nw] = s->out_d[i], s->wr_src[nw] = SRC_VPU;
@@ -302,107 +326,112 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
      *    and GD units have used the output registers. */
     unsigned beats = 0;
     tt_chan *ch = s->ch;
-    int act[TT_N_CHANNELS];
-    for (unsigned ci = 0; ci < TT_N_CHANNELS; ci++)
-        act[ci] = (s->ch_dirty >> ci & 1) && chan_active(&ch[ci]);
+    int act[TT_N_CHANNELS] = {0};
+    unsigned act_bits = 0;
+    for (unsigned ci = 0, d = s->ch_dirty; d; ci++, d >>= 1)
+        if (d & 1) {
+            act[ci] = chan_active(&ch[ci]);
+            act_bits |= (unsigned)act[ci] << ci;
+        }
     int g6_runs = !act[TT_CH_GBIAS] && act[TT_CH_GWEIGHT];
 
     /* 4c. GD units (A10), from the values during the cycle (per lane, in place) */
     if (window || s->done[0] || (N > 1 && s->done[N - 1]) || N > 2)
         for (unsigned i = 0; i < N; i++) {
-            uint8_t gv = window && s->out_v[i];
+            uint8_t gv = (uint8_t)((unsigned)window & s->out_v[i]);
             uint16_t a = (s->mode == 0 && s->done[i]) ? s->upd[i] : s->old_r[i];
-            s->upd[i] = gv ? qsub(a, qmul(s->out_d[i], lr)) : 0;
+            s->upd[i] = (uint16_t)(qsub(a, qmul(s->out_d[i], lr)) & -(uint16_t)gv);
             s->done[i] = gv;
         }
 
     /* 4d. the PEs (A4.2), using E, the input and weight registers during the cycle; written
      *     with masks rather than branches (valid bits change from cycle to cycle) */
     unsigned macs = 0;
-    int pe_skip = s->gating && s->pe_quiet && !s->in_v[0] && !w->sw;
-    for (unsigned j = 0; j < N && pe_skip; j++)
-        pe_skip = !s->w_v[j];
-    int pe_rest = 1;
-    for (unsigned r = 0; r < N && !pe_skip; r++)
-        for (unsigned j = 0; j < N; j++) {
-            const tt_pe *c = &s->pe[r * N + j];
-            tt_pe *n = &s->pe_next[r * N + j];
-            const tt_pe *up = r ? &s->pe[(r - 1) * N + j] : NULL;
-            const tt_pe *left = j ? &s->pe[r * N + j - 1] : NULL;
-            uint16_t en = (uint16_t)-(uint16_t)(s->E[j] != 0);   /* 0xFFFF when enabled */
-            uint8_t v = (uint8_t)((up ? up->vout : left ? left->vout : s->in_v[0]) & en);
-            uint8_t sw = (uint8_t)((up ? up->swout : left ? left->swout : w->sw) & en);
-            uint16_t vm = (uint16_t)-(uint16_t)v;
-            uint16_t wm = (uint16_t)(-(uint16_t)s->w_v[j] & en);
-            uint16_t win = up ? up->wout : s->w_d[j];
-            uint16_t x = left ? left->xout : s->in_d[r];
-            uint16_t mac = qadd(qmul(x, c->active), up ? up->psum : 0);
-            uint16_t shadow = (uint16_t)(((win & wm) | (c->shadow & ~wm)) & en);
-            n->vout = v, n->swout = sw;
-            n->shadow = shadow;
-            n->wout = win & wm;
-            n->xout = (uint16_t)(((x & vm) | (c->xout & ~vm)) & en);
-            n->psum = (uint16_t)((mac & vm) | (c->psum & ~en)); /* a disabled PE keeps psum */
-            /* 6. the latch after the edge (A4.3): open when the switch source holds 1 now
-             *    (PE(0,0): this word's bit; the others: the neighbour's new swout, computed
-             *    earlier in this row-major walk) */
-            int open = r ? s->pe_next[(r - 1) * N + j].swout
-                         : j ? s->pe_next[j - 1].swout : w->sw;
-            n->active = open ? shadow : c->active & en;
-            macs += v;
-            pe_rest &= !(v | sw | (win & wm)) && (!en || !n->psum);
-        }
+    /* The array is at rest once its inputs (lane-0 input valid, weight valids, the switch) have
+     * been idle for 2N edges: valid and switch bits leave it within 2N - 2 edges, weights within
+     * N - 1, and a PE without a valid input zeroes its psum (disabled PEs are cleared at once).
+     * Then an edge with idle inputs changes nothing. */
+    unsigned idle_in = !s->in_v[0] && !w->sw;
+    for (unsigned j = 0; j < N; j++)
+        idle_in &= !s->w_v[j];
+    s->pe_idle = idle_in ? s->pe_idle + (s->pe_idle <= 2 * N) : 0; /* this edge included */
+    int pe_skip = s->gating && s->pe_idle > 2 * N;
     if (!pe_skip) {
-        tt_pe *tmp = s->pe;
-        s->pe = s->pe_next, s->pe_next = tmp;
-        s->pe_quiet = (uint8_t)pe_rest;
+        const tt_pe *pe = s->pe;
+        tt_pe *nx = s->pe_next;
+        for (unsigned r = 0; r < N; r++)
+            for (unsigned j = 0; j < N; j++) {
+                const tt_pe *c = &pe[r * N + j];
+                tt_pe *n = &nx[r * N + j];
+                const tt_pe *up = r ? &pe[(r - 1) * N + j] : NULL;
+                const tt_pe *left = j ? &pe[r * N + j - 1] : NULL;
+                uint16_t en = (uint16_t)-(uint16_t)(s->E[j] != 0); /* 0xFFFF when enabled */
+                uint8_t v = (uint8_t)((up ? up->vout : left ? left->vout : s->in_v[0]) & en);
+                uint8_t sw = (uint8_t)((up ? up->swout : left ? left->swout : w->sw) & en);
+                uint16_t vm = (uint16_t)-(uint16_t)v;
+                uint16_t wm = (uint16_t)(-(uint16_t)s->w_v[j] & en);
+                uint16_t win = up ? up->wout : s->w_d[j];
+                uint16_t x = left ? left->xout : s->in_d[r];
+                uint16_t mac = qadd(qmul(x, c->active), up ? up->psum : 0);
+                uint16_t shadow = (uint16_t)(((win & wm) | (c->shadow & ~wm)) & en);
+                n->vout = v, n->swout = sw;
+                n->shadow = shadow;
+                n->wout = win & wm;
+                n->xout = (uint16_t)(((x & vm) | (c->xout & ~vm)) & en);
+                n->psum = (uint16_t)((mac & vm) | (c->psum & ~en)); /* disabled: keeps psum */
+                /* 6. the latch after the edge (A4.3): open when the switch source holds 1 now
+                 *    (PE(0,0): this word's bit; the others: the neighbour's new swout, computed
+                 *    earlier in this row-major walk) */
+                int open = r ? nx[(r - 1) * N + j].swout : j ? nx[j - 1].swout : w->sw;
+                n->active = open ? shadow : c->active & en;
+                macs += v;
+            }
+        s->pe = nx, s->pe_next = (tt_pe *)pe;
     }
 
     /* 4b. channel beats (in place: each channel's next state depends only on its own). A
      *     channel that did no beat clears its state and outputs; after that it is at rest
      *     until the next issue (ch_dirty). */
-    for (unsigned ci = 0; ci <= TT_CH_H; ci++)
-        if (!act[ci] && (s->ch_dirty >> ci & 1))
-            memset(&ch[ci], 0, sizeof ch[ci]);
-    /* input channel */
+    if (s->ch_dirty & ~act_bits & 0x1Fu)
+        for (unsigned ci = 0; ci <= TT_CH_H; ci++)
+            if ((s->ch_dirty & ~act_bits) >> ci & 1)
+                memset(&ch[ci], 0, sizeof ch[ci]);
+    /* input channel: lanes 0 -> N-1 if T, else N-1 -> 0; sequential */
     if (s->ch_dirty & 1u << TT_CH_INPUT) {
         tt_chan *c = &ch[TT_CH_INPUT];
-        int any = 0;
-        for (unsigned i = 0; i < N; i++)
-            s->in_d[i] = 0, s->in_v[i] = 0;
+        unsigned any = 0;
         if (act[TT_CH_INPUT]) {
             for (unsigned jj = 0; jj < N; jj++) {
-                unsigned i = c->T ? jj : N - 1 - jj;
-                if (!lane_active(c, i))
-                    continue;
-                UB_READ(TT_CH_INPUT, i, (uint16_t)c->ptr, s->in_d[i]);
-                s->in_v[i] = 1, any = 1;
-                c->ptr = (uint16_t)(c->ptr + 1);
+                unsigned i = c->T ? jj : N - 1 - jj, on = lane_on(c, i);
+                UB_READ_IF(on, TT_CH_INPUT, i, (uint16_t)c->ptr, s->in_d[i]);
+                s->in_v[i] = (uint8_t)on, any |= on;
+                c->ptr = (uint16_t)(c->ptr + on);
             }
             c->t++;
+        } else {
+            for (unsigned i = 0; i < N; i++)
+                s->in_d[i] = 0, s->in_v[i] = 0;
         }
         beats += any;
     }
     /* weight channel */
     if (s->ch_dirty & 1u << TT_CH_WEIGHT) {
         tt_chan *c = &ch[TT_CH_WEIGHT];
-        int any = 0;
-        for (unsigned i = 0; i < N; i++)
-            s->w_d[i] = 0, s->w_v[i] = 0;
+        unsigned any = 0;
         if (act[TT_CH_WEIGHT]) {
             if (N == 2) { /* the RTL's pointer walk (A7.4) */
+                int32_t step_ = c->T ? (int32_t)c->skip : -(int32_t)c->skip;
                 for (unsigned jj = 0; jj < N; jj++) {
-                    unsigned i = c->T ? jj : N - 1 - jj;
-                    if (!lane_active(c, i))
-                        continue;
-                    UB_READ(TT_CH_WEIGHT, i, (int16_t)(uint16_t)c->ptr, s->w_d[i]);
-                    s->w_v[i] = 1, any = 1;
-                    c->ptr = (int16_t)(uint16_t)(c->T ? c->ptr + c->skip : c->ptr - c->skip);
+                    unsigned i = c->T ? jj : N - 1 - jj, on = lane_on(c, i);
+                    UB_READ_IF(on, TT_CH_WEIGHT, i, (int16_t)(uint16_t)c->ptr, s->w_d[i]);
+                    s->w_v[i] = (uint8_t)on, any |= on;
+                    c->ptr = (int16_t)(uint16_t)(c->ptr + (on ? step_ : 0));
                 }
                 c->ptr = (int16_t)(uint16_t)(c->T ? c->ptr - (c->skip + 1)
                                                   : c->ptr + (c->skip + 1));
             } else { /* C2.3: the intent on the skew-order layout */
                 for (unsigned i = 0; i < N; i++) {
+                    s->w_d[i] = 0, s->w_v[i] = 0;
                     if (!lane_active(c, i))
                         continue;
                     int64_t r = c->T ? i : (int64_t)c->rows - 1 - (c->t - i);
@@ -413,22 +442,26 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
                 }
             }
             c->t++;
+        } else {
+            for (unsigned i = 0; i < N; i++)
+                s->w_d[i] = 0, s->w_v[i] = 0;
         }
         beats += any;
     }
     /* bias channel: lane i repeats mem[ptr + i] */
     if (s->ch_dirty & 1u << TT_CH_BIAS) {
         tt_chan *c = &ch[TT_CH_BIAS];
-        int any = 0;
-        for (unsigned i = 0; i < N; i++)
-            s->bias_r[i] = 0;
+        unsigned any = 0;
         if (act[TT_CH_BIAS]) {
-            for (unsigned i = 0; i < N; i++)
-                if (lane_active(c, i)) {
-                    UB_READ(TT_CH_BIAS, i, (uint16_t)(c->ptr + i), s->bias_r[i]);
-                    any = 1;
-                }
+            for (unsigned i = 0; i < N; i++) {
+                unsigned on = lane_on(c, i);
+                UB_READ_IF(on, TT_CH_BIAS, i, (uint16_t)(c->ptr + i), s->bias_r[i]);
+                any |= on;
+            }
             c->t++;
+        } else {
+            for (unsigned i = 0; i < N; i++)
+                s->bias_r[i] = 0;
         }
         beats += any;
     }
@@ -438,43 +471,43 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
             continue;
         tt_chan *c = &ch[ci];
         uint16_t *dst = ci == TT_CH_Y ? s->y_r : s->h_r;
-        int any = 0;
-        for (unsigned i = 0; i < N; i++)
-            dst[i] = 0;
+        unsigned any = 0;
         if (act[ci]) {
-            for (unsigned i = N; i-- > 0;)
-                if (lane_active(c, i)) {
-                    UB_READ(ci, i, (uint16_t)c->ptr, dst[i]);
-                    c->ptr = (uint16_t)(c->ptr + 1);
-                    any = 1;
-                }
+            for (unsigned i = N; i-- > 0;) {
+                unsigned on = lane_on(c, i);
+                UB_READ_IF(on, ci, i, (uint16_t)c->ptr, dst[i]);
+                c->ptr = (uint16_t)(c->ptr + on);
+                any |= on;
+            }
             c->t++;
+        } else {
+            for (unsigned i = 0; i < N; i++)
+                dst[i] = 0;
         }
         beats += any;
     }
-    for (unsigned ci = 0; ci <= TT_CH_H; ci++) /* outputs cleared above: at rest now */
-        if (!act[ci])
-            s->ch_dirty &= ~(1u << ci);
+    s->ch_dirty &= act_bits | ~0x1Fu; /* channels 0..4 without a beat: at rest now */
     /* channels 5 and 6 share one sequencer (A7.6) */
     if (s->ch_dirty & (1u << TT_CH_GBIAS | 1u << TT_CH_GWEIGHT)) {
         tt_chan *g5 = &ch[TT_CH_GBIAS], *g6 = &ch[TT_CH_GWEIGHT];
-        int any = 0;
-        for (unsigned i = 0; i < N; i++)
-            s->old_r[i] = 0;
-        if (act[TT_CH_GBIAS]) {
+        unsigned any = 0;
+        if (!act[TT_CH_GBIAS] && !g6_runs)
             for (unsigned i = 0; i < N; i++)
-                if (lane_active(g5, i)) {
-                    UB_READ(TT_CH_GBIAS, i, (uint16_t)(g5->ptr + i), s->old_r[i]);
-                    any = 1;
-                }
+                s->old_r[i] = 0;
+        if (act[TT_CH_GBIAS]) {
+            for (unsigned i = 0; i < N; i++) {
+                unsigned on = lane_on(g5, i);
+                UB_READ_IF(on, TT_CH_GBIAS, i, (uint16_t)(g5->ptr + i), s->old_r[i]);
+                any |= on;
+            }
             g5->t++;
         } else if (g6_runs) {
-            for (unsigned i = N; i-- > 0;)
-                if (lane_active(g6, i)) {
-                    UB_READ(TT_CH_GWEIGHT, i, (uint16_t)g6->ptr, s->old_r[i]);
-                    g6->ptr = (uint16_t)(g6->ptr + 1);
-                    any = 1;
-                }
+            for (unsigned i = N; i-- > 0;) {
+                unsigned on = lane_on(g6, i);
+                UB_READ_IF(on, TT_CH_GWEIGHT, i, (uint16_t)g6->ptr, s->old_r[i]);
+                g6->ptr = (uint16_t)(g6->ptr + on);
+                any |= on;
+            }
             g6->t++;
         } else {
             memset(g5, 0, sizeof *g5);
@@ -498,7 +531,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         for (unsigned j = 0; j < N; j++) {
             uint8_t e = j < s->cs_val;
             if (e != s->E[j])
-                s->pe_quiet = 0; /* newly enabled or disabled PEs change at the next edge */
+                s->pe_idle = 0; /* newly enabled or disabled PEs change at the next edge */
             s->E[j] = e;
         }
 
@@ -554,11 +587,16 @@ static void trace_edge(tt_state *s, FILE *f, uint64_t k, unsigned nw)
                 s->rd_lane[i], (long)s->rd_addr[i], s->rd_val[i]);
 }
 
-static int step(npk_machine *m, tt_state *s, const tt_cycle *w, uint64_t k, npk_stop *stop,
-                npk_obs *obs)
+/* One copy of the edge for N = 2 (constant: the lane loops unroll) and one for any N. */
+static int step_2(npk_machine *m, tt_state *s, const tt_cycle *w, uint64_t k, npk_stop *stop,
+                  npk_obs *obs)
 {
-    if (s->N == 2)
-        return step_n(m, s, w, k, stop, obs, 2);
+    return step_n(m, s, w, k, stop, obs, 2);
+}
+
+static int step_any(npk_machine *m, tt_state *s, const tt_cycle *w, uint64_t k, npk_stop *stop,
+                    npk_obs *obs)
+{
     return step_n(m, s, w, k, stop, obs, s->N);
 }
 
@@ -585,6 +623,8 @@ npk_status tt_run(npk_machine *m, void *state, uint64_t max, npk_stop *stop)
     if (s->vcd_path && !s->vcd && tt_vcd_open(m, s) != NPK_OK)
         return NPK_ERR_IO;
     uint64_t done = 0;
+    int (*const step)(npk_machine *, tt_state *, const tt_cycle *, uint64_t, npk_stop *,
+                      npk_obs *) = s->N == 2 ? step_2 : step_any;
     while (s->pc < s->prog.n && (!max || done < max)) {
         const tt_cycle *c = &s->prog.c[s->pc];
         uint64_t k = s->pc + 1;

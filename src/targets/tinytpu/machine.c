@@ -54,7 +54,8 @@ void tt_reset_state(tt_state *s)
     memset(s->prevF, 0, sizeof s->prevF); /* a reset cycle counts as F = 0 (A7.8) */
     s->cs_flag = 0;
     s->cs_val = 0;
-    s->pe_quiet = s->vpu_quiet = 1; /* everything is zero */
+    s->pe_idle = 2 * s->N + 1; /* everything is zero: at rest */
+    s->vpu_quiet = 1;
     s->ch_dirty = 0;
     /* not cleared (A11): PE psum (kept at 0 here: unobservable), mode, gptr, the levels */
 }
@@ -273,7 +274,8 @@ npk_status tt_load_program(npk_machine *m, const tt_program *src)
     tt_program p;
     tt_program_init(&p, s->N);
     for (size_t i = 0; i < src->n; i++)
-        if (tt_program_add(&p, &src->c[i], src->hw + src->c[i].host, src->c[i].n_host)) {
+        if (tt_program_add(&p, &src->c[i], src->c[i].n_host ? src->hw + src->c[i].host : NULL,
+                           src->c[i].n_host)) {
             tt_program_free(&p);
             return npk_fail(m, NPK_ERR_NOMEM, "tinytpu: out of memory for a %zu-cycle program",
                             src->n);

@@ -84,7 +84,8 @@ typedef struct tt_state {
     /* activity gating of the fast path (not architectural): a block whose state is at rest
      * and whose inputs are idle is skipped, since stepping it would change nothing */
     int gating;                  /* setting gating=0 steps everything (tests compare) */
-    uint8_t pe_quiet, vpu_quiet; /* the array / the VPU stages are at rest */
+    unsigned pe_idle;            /* edges since the array's inputs were last active (capped) */
+    uint8_t vpu_quiet;           /* the VPU stages are at rest */
     unsigned ch_dirty;           /* bit c: channel c's state or outputs may be nonzero */
 
     /* scratch for one step */
