@@ -233,7 +233,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
     int any_out = 0;
     int vpu_skip = s->gating && s->vpu_quiet;
     for (unsigned i = 0; i < N && vpu_skip; i++)
-        vpu_skip = !bottom[i].vout && !s->y_r[i]; /* nothing enters, LOSS stays 0 */
+        vpu_skip = !bottom[i].vout && !bottom[i].psum && !s->y_r[i]; /* LOSS stays 0 too */
     if (vpu_skip)
         for (unsigned i = 0; i < N; i++)
             s->out_v[i] = 0;
@@ -555,6 +555,35 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
     return OK;
 }
 
+/* The register dump of B8 after edge k ("S" lines, names of spec Part A). */
+static void trace_regs(const tt_state *s, FILE *f, uint64_t k)
+{
+    const unsigned N = s->N;
+    unsigned long long K = (unsigned long long)k;
+    fprintf(f, "S %llu wp=%u gptr=%04X mode=%s flag=%u/%u E=", K, s->wp, s->gptr,
+            s->mode ? "weight" : "bias", s->cs_flag, s->cs_val);
+    for (unsigned j = 0; j < N; j++)
+        fputc('0' + (s->E[j] != 0), f);
+    fputc('\n', f);
+    for (unsigned c = 0; c < TT_N_CHANNELS; c++)
+        fprintf(f, "S %llu ch %s ptr=%ld R=%u C=%u t=%u\n", K, tt_channel_names[c],
+                (long)s->ch[c].ptr, s->ch[c].R, s->ch[c].C, s->ch[c].t);
+    for (unsigned i = 0; i < N; i++)
+        fprintf(f, "S %llu lane %u in=%04X/%u w=%04X/%u bias=%04X y=%04X h=%04X old=%04X "
+                "done=%u upd=%04X BIAS=%04X/%u LREL=%04X/%u LOSS=%04X/%u DERIV=%04X/%u "
+                "lastH=%04X\n", K, i, s->in_d[i], s->in_v[i], s->w_d[i], s->w_v[i], s->bias_r[i],
+                s->y_r[i], s->h_r[i], s->old_r[i], s->done[i], s->upd[i], s->st_d[0][i],
+                s->st_v[0][i], s->st_d[1][i], s->st_v[1][i], s->st_d[2][i], s->st_v[2][i],
+                s->st_d[3][i], s->st_v[3][i], s->lastH[i]);
+    for (unsigned r = 0; r < N; r++)
+        for (unsigned j = 0; j < N; j++) {
+            const tt_pe *p = &s->pe[r * N + j];
+            fprintf(f, "S %llu pe %u,%u shadow=%04X active=%04X xout=%04X psum=%04X vout=%u "
+                    "wout=%04X swout=%u\n", K, r, j, p->shadow, p->active, p->xout, p->psum,
+                    p->vout, p->wout, p->swout);
+        }
+}
+
 /* Trace lines of edge k (B8): V for the VPU beats appended at this edge (valid during cycle k,
  * so "V k-1"), then W for each written address, ascending, with its final value, when it
  * changed (or always with all_writes). */
@@ -585,6 +614,8 @@ static void trace_edge(tt_state *s, FILE *f, uint64_t k, unsigned nw)
     for (unsigned i = 0; i < s->n_rd; i++)
         fprintf(f, "R %llu %s %u %ld %04X\n", (unsigned long long)k, tt_channel_names[s->rd_ch[i]],
                 s->rd_lane[i], (long)s->rd_addr[i], s->rd_val[i]);
+    if (s->trace_regs)
+        trace_regs(s, f, k);
 }
 
 /* One copy of the edge for N = 2 (constant: the lane loops unroll) and one for any N. */

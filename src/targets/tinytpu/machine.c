@@ -15,7 +15,7 @@
 #define LEGAL_KEYS                                                                               \
     "lanes=2..256, ub_words=1..32768 (65536 for lanes >= 3), lr=Q8.8, reset_at=K[:K...], "      \
     "format=asm|w88|w94|w130|wfull|port, words=w88|w94|w130|wfull|port, all_writes=0|1, "     \
-    "trace_reads=0|1, vcd=FILE, gating=0|1"
+    "trace_reads=0|1, trace_regs=0|1, vcd=FILE, gating=0|1"
 
 extern const npk_target npk_target_tinytpu;
 
@@ -116,7 +116,7 @@ static int cmp_u64(const void *a, const void *b)
 static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out)
 {
     npk_config *cfg = (npk_config *)cfg_in;
-    uint64_t N, ub, all, reads, gating;
+    uint64_t N, ub, all, reads, regs_, gating;
     npk_status st = npk_config_u64(m, cfg, "tinytpu", "lanes", TT_DEFAULT_N, 2, TT_MAX_N, &N);
     if (st != NPK_OK)
         return st;
@@ -128,6 +128,8 @@ static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out
         st = npk_config_u64(m, cfg, "tinytpu", "trace_reads", 0, 0, 1, &reads);
     if (st == NPK_OK)
         st = npk_config_u64(m, cfg, "tinytpu", "gating", 1, 0, 1, &gating);
+    if (st == NPK_OK)
+        st = npk_config_u64(m, cfg, "tinytpu", "trace_regs", 0, 0, 1, &regs_);
     if (st != NPK_OK)
         return st;
     uint16_t lr = 0;
@@ -209,6 +211,7 @@ static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out
     s->all_writes = (int)all;
     s->trace_reads = (int)reads;
     s->gating = (int)gating;
+    s->trace_regs = (int)regs_;
     if (vcd && !(s->vcd_path = strdup(vcd))) {
         tt_destroy(s);
         return npk_fail(m, NPK_ERR_NOMEM, "tinytpu: out of memory");
@@ -457,6 +460,7 @@ const npk_target npk_target_tinytpu = {
         "                   wfull (default otherwise), port\n"
         "  all_writes=1     trace every UB write, not only the ones that change a word\n"
         "  trace_reads=1    also trace channel reads: R <edge> <channel> <lane> <addr> <value>\n"
+        "  trace_regs=1     also dump every register after each edge: S lines (B8)\n"
         "  vcd=FILE         write a VCD of the main signals (lanes, PEs for lanes <= 4)\n"
         "  gating=0         step every block every cycle (default 1: skip blocks at rest;\n"
         "                   results are identical, tests compare the two)\n",

@@ -2,7 +2,8 @@
  * channel, host writes, switch bits, pathways, levels and reset cycles, at N = 2, 3 and 4.
  * Invariants: no crash; the fast path with activity gating, the fast path without it
  * (gating=0) and the observed loop leave the same UB, wp and stop; runs cut into budget chunks
- * change nothing; the trace is the same with and without gating. */
+ * change nothing; the trace, with every register after every edge, is the same with and
+ * without gating. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "tt_prog.h"
 
@@ -61,8 +62,8 @@ typedef struct result {
 static void run(pb *b, unsigned N, int gating, int observed, unsigned chunk, result *r)
 {
     char spec[128];
-    snprintf(spec, sizeof spec, "tinytpu:lanes=%u,ub_words=%u,gating=%d,trace_reads=1", N, UBW,
-             gating);
+    snprintf(spec, sizeof spec,
+             "tinytpu:lanes=%u,ub_words=%u,gating=%d,trace_reads=1,trace_regs=1", N, UBW, gating);
     npk_machine *m = pb_machine(b, spec);
     size_t len = 0;
     FILE *tr = NULL;
