@@ -44,6 +44,7 @@ bench: build
 	$(BUILD)/bench/num/bench_num
 	$(BUILD)/bench/rvnpu/bench_rvnpu
 	$(BUILD)/bench/opennpu/bench_opennpu
+	$(BUILD)/bench/tinytpu/bench_tinytpu
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD)

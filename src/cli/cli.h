@@ -50,6 +50,8 @@ int npk_usage_error(const char *prog, const char *fmt, ...)
 
 /* Read a whole file (NUL-terminated). Returns 0 or prints "npukit: path: reason". */
 int npk_read_file(const char *path, uint8_t **data, size_t *size);
+/* `src` with its extension replaced by `ext` (malloc'd; NULL when out of memory). */
+char *npk_default_output(const char *src, const char *ext);
 
 /* Choose a target when -t was not given: an ELF's machine, or a `.target NAME` line in an
  * assembly source. Returns NULL when it cannot tell. */
@@ -70,5 +72,6 @@ int npk_cmd_disasm(int argc, char **argv);
 int npk_cmd_run(int argc, char **argv);
 int npk_cmd_info(int argc, char **argv);
 int npk_cmd_demo(int argc, char **argv);
+int npk_cmd_compile(int argc, char **argv);
 
 #endif

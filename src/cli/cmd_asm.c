@@ -35,20 +35,6 @@ static const npk_opt_def defs[] = {
     {O_HELP, 'h', "help", OPT_FLAG},       {0, 0, NULL, OPT_FLAG},
 };
 
-static char *default_output(const char *src, const char *ext)
-{
-    size_t n = strlen(src);
-    const char *slash = strrchr(src, '/'), *dot = strrchr(src, '.');
-    if (dot && (!slash || dot > slash))
-        n = (size_t)(dot - src);
-    char *out = malloc(n + strlen(ext) + 1);
-    if (out) {
-        memcpy(out, src, n);
-        strcpy(out + n, ext);
-    }
-    return out;
-}
-
 int npk_cmd_asm(int argc, char **argv)
 {
     const char *prog = "npukit asm", *target = NULL, *config = NULL, *output = NULL,
@@ -120,7 +106,7 @@ int npk_cmd_asm(int argc, char **argv)
         if (strcmp(src, "-") == 0)
             output = "-";
         else
-            output = def = default_output(src, hex || wb == 0 ? ".hex" : ".bin");
+            output = def = npk_default_output(src, hex || wb == 0 ? ".hex" : ".bin");
     }
     FILE *f = !output ? NULL : strcmp(output, "-") == 0 ? stdout : fopen(output, hex ? "w" : "wb");
     int rc = NPK_EXIT_OK;

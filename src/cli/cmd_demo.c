@@ -27,6 +27,11 @@ extern const char npk_demo_onpu_weights[], npk_demo_onpu_images[];
 extern const size_t npk_demo_onpu_weights_len, npk_demo_onpu_images_len;
 #endif
 
+#include "targets/tinytpu/compile.h"
+#include "targets/tinytpu/machine.h"
+extern const char npk_demo_tt_net[];
+extern const size_t npk_demo_tt_net_len;
+
 #if defined(NPK_HAVE_RVNPU_DEMO) || defined(NPK_HAVE_OPENNPU_MLP_DEMO)
 /* Fashion-MNIST class names (the MLP demos). */
 static const char *const fashion_class[10] = {"T-shirt/top", "Trouser", "Pullover", "Dress",
@@ -597,6 +602,94 @@ out:
 }
 #endif
 
+/* ---- tinytpu: XOR trained on the cycle-exact systolic array -------------------------------- */
+
+static int demo_tinytpu(const demo *d)
+{
+    char err[512];
+    char *src = malloc(npk_demo_tt_net_len + 1);
+    if (!src)
+        return 1;
+    memcpy(src, npk_demo_tt_net, npk_demo_tt_net_len);
+    src[npk_demo_tt_net_len] = 0;
+    tt_net net;
+    tt_compiled c;
+    int rc = 1;
+    npk_machine *m = NULL;
+    memset(&c, 0, sizeof c);
+    if (tt_net_parse(src, "xor_train.net", &net, err, sizeof err) ||
+        tt_compile(&net, &c, err, sizeof err)) {
+        fprintf(stderr, "npukit demo: %s\n", err);
+        goto out;
+    }
+    printf("   (%s; the schedule compiler's program for %u SGD steps of a %u-%u-%u network, "
+           "batch %u)\n", d->file, net.steps, net.d[0], net.d[1], net.d[2], net.B);
+    printf("  program: %zu cycles = %zu reset + host load, %zu per training step, then a forward "
+           "pass; %u UB words\n", c.cycles, c.load_cycles, c.step_cycles, c.words);
+    char spec[96];
+    snprintf(spec, sizeof spec, "tinytpu:lanes=%u,ub_words=%u,lr=0x%04X", net.N, net.ub_words,
+             c.lr);
+    m = npk_cli_machine("npukit demo", spec, NULL);
+    npk_stop stop;
+    npk_stats st;
+    if (!m || tt_load_program(m, &c.prog) != NPK_OK || npk_stats_enable(m, 1) != NPK_OK ||
+        npk_run(m, 0, &stop) != NPK_OK || stop.reason != NPK_STOP_EXIT ||
+        npk_stats_get(m, &st) != NPK_OK) {
+        fprintf(stderr, "npukit demo: %s %s\n", m ? npk_error(m) : "", stop.message);
+        goto out;
+    }
+    size_t bad = 0;
+    uint16_t *ub = calloc(c.words ? c.words : 1, sizeof *ub);
+    for (unsigned a = 0; ub && a < c.words; a++) {
+        uint8_t b[2];
+        npk_mem_read(m, "ub", 2ull * a, b, 2);
+        ub[a] = (uint16_t)(b[0] | b[1] << 8);
+        bad += ub[a] != c.pred[a];
+    }
+    printf("  loss (mean squared error):");
+    for (unsigned s = 0; s < net.steps; s += net.steps / 5 ? net.steps / 5 : 1)
+        printf(" step %u %.3f,", s + 1, c.loss[s]);
+    printf(" after %u %.3f\n", net.steps, c.eval_loss);
+    char name[16];
+    snprintf(name, sizeof name, "H%u", net.L);
+    const tt_region *h = tt_compiled_find(&c, name, (int)net.steps);
+    unsigned right = 0;
+    for (unsigned b = 0; h && ub && b < net.B; b++) {
+        double out = (int16_t)ub[h->addr + b * net.d[net.L]] / 256.0;
+        double y = net.Y[b * net.d[net.L]] / 256.0;
+        right += (out > 0.5) == (y > 0.5);
+        printf("  x = (%g, %g): the machine computes %.3f (Q8.8 %04X), target %g\n",
+               net.X[b * net.d[0]] / 256.0, net.X[b * net.d[0] + 1] / 256.0, out,
+               ub[h->addr + b * net.d[net.L]], y);
+    }
+    printf("  %u of %u XOR cases right; %s\n", right, net.B,
+           bad ? "UB DIFFERS from the compiler's prediction"
+               : "every UB word the program writes equals the compiler's Q8.8 prediction");
+    print_stats(&st);
+    /* host speed of the fast path */
+    npk_stats_enable(m, 0);
+    double spent = 0, start = now();
+    unsigned runs = 0;
+    while (spent < 0.2 && now() - start < 2.0) {
+        npk_reset(m);
+        double t0 = now();
+        npk_run(m, 0, &stop);
+        spent += now() - t0;
+        runs++;
+    }
+    printf("  host speed: %.1f M simulated cycles/s on the fast path (bench/tinytpu)\n",
+           (double)c.cycles * runs / spent / 1e6);
+    free(ub);
+    rc = bad || right != net.B;
+out:
+    if (m)
+        npk_destroy(m);
+    tt_compiled_free(&c);
+    tt_net_free(&net);
+    free(src);
+    return rc;
+}
+
 static const demo demos[] = {
     {"toy", "sieve of Eratosthenes below 50000, 8 times, then the prime count",
      "examples/toy/demo.s", demo_toy},
@@ -612,6 +705,8 @@ static const demo demos[] = {
     {"opennpu", "int8 GEMM 128x128x128 tiled onto the 8x8 MMA array, ticks against the bound",
      "examples/opennpu/gemm/onpu_gemm.c", demo_opennpu},
 #endif
+    {"tinytpu", "XOR trained on the 2x2 systolic array: compiled schedule, cycle-exact run",
+     "examples/tinytpu/xor/xor_train.net", demo_tinytpu},
 #ifdef NPK_HAVE_OPENNPU_MLP_DEMO
     {"opennpu-mlp", "int8 MLP 784-128-10 on the MMA array, 12 Fashion-MNIST images in one batch",
      "examples/opennpu/mlp/onpu_mlp.c", demo_opennpu_mlp},

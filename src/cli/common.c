@@ -186,3 +186,17 @@ npk_machine *npk_cli_machine(const char *prog, const char *target, const char *c
     }
     return m;
 }
+
+char *npk_default_output(const char *src, const char *ext)
+{
+    size_t n = strlen(src);
+    const char *slash = strrchr(src, '/'), *dot = strrchr(src, '.');
+    if (dot && (!slash || dot > slash))
+        n = (size_t)(dot - src);
+    char *out = malloc(n + strlen(ext) + 1);
+    if (out) {
+        memcpy(out, src, n);
+        strcpy(out + n, ext);
+    }
+    return out;
+}

@@ -13,6 +13,7 @@ static const struct {
     {"run", npk_cmd_run, "run a program (assembly, image or ELF) on a simulated machine"},
     {"info", npk_cmd_info, "list targets, or describe one target and its configuration"},
     {"demo", npk_cmd_demo, "run the built-in showcase programs"},
+    {"compile", npk_cmd_compile, "compile an MLP training step into a tinytpu control stream"},
 };
 
 static void usage(FILE *f)
@@ -47,7 +48,7 @@ static void usage(FILE *f)
             "      --timeline FILE         Chrome trace-event timeline (Perfetto)\n"
             "\n"
             "exit status:\n"
-            "  asm, disasm, info, demo: 0 success, 1 errors in the input, 2 usage error\n"
+            "  asm, disasm, info, demo, compile: 0 success, 1 errors in the input, 2 usage error\n"
             "  run: the program's own exit status when it ends normally (0 for targets\n"
             "       without an exit call), 124 instruction or cycle budget exhausted,\n"
             "       125 the run could not start, 126 the program stopped on an unhandled fault\n",
@@ -80,7 +81,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(cmd, commands[i].name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "npukit: unknown command '%s' (commands: asm, disasm, run, info, demo; "
+    fprintf(stderr, "npukit: unknown command '%s' (commands: asm, disasm, run, info, demo, compile; "
                     "see 'npukit --help')\n", cmd);
     return NPK_EXIT_USAGE;
 }

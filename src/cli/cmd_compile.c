@@ -1,0 +1,185 @@
+/* `npukit compile`: the tinytpu schedule compiler (src/targets/tinytpu/compile.c, spec Part E):
+ * an MLP description in, a cycle-exact control stream out, plus the memory map, the cycle count
+ * and the machine settings to run it with; --check runs it on the simulator (rule 11). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "targets/tinytpu/compile.h"
+
+
+static void help(void)
+{
+    printf("usage: npukit compile -t tinytpu [options] NET_FILE\n"
+           "\n"
+           "Compile an MLP training job (layer widths, leaky-ReLU alpha, learning rate, batch,\n"
+           "initial parameters, steps; see docs/tinytpu-compiler.md) into a tinytpu control\n"
+           "stream: one word per clock cycle, starting with a reset cycle. Prints the memory\n"
+           "map, the cycle count and the machine settings to run the stream with.\n"
+           "\n"
+           "options:\n"
+           "  -t, --target tinytpu        the only target with a compiler\n"
+           "  -o, --output FILE           the stream (default: NET_FILE with .tt for asm, .hex\n"
+           "                              for word formats, .port for the port stream; '-' for\n"
+           "                              standard output, the summary then goes to stderr)\n"
+           "  -f, --format F              asm, w94, w130, wfull, port or w88 (default: the\n"
+           "                              file's 'format' line, else asm); the compiler rejects\n"
+           "                              reads the format cannot encode (w88: addresses 0-3)\n"
+           "      --map FILE              write the memory map to FILE instead of the summary\n"
+           "      --check                 run the stream on the simulator and compare every\n"
+           "                              written UB word with the compiler's prediction\n"
+           "  -h, --help                  this help\n"
+           "\n"
+           "exit status: 0 success, 1 errors in the description, a network that does not fit\n"
+           "(widths, UB size, word format) or a failed check, 2 usage error\n");
+}
+
+enum { O_TARGET = 1, O_OUTPUT, O_FORMAT, O_MAP, O_CHECK, O_HELP };
+
+static const npk_opt_def defs[] = {
+    {O_TARGET, 't', "target", OPT_VALUE}, {O_OUTPUT, 'o', "output", OPT_VALUE},
+    {O_FORMAT, 'f', "format", OPT_VALUE}, {O_MAP, 0, "map", OPT_VALUE},
+    {O_CHECK, 0, "check", OPT_FLAG},      {O_HELP, 'h', "help", OPT_FLAG},
+    {0, 0, NULL, OPT_FLAG},
+};
+
+int npk_cmd_compile(int argc, char **argv)
+{
+    const char *prog = "npukit compile", *target = NULL, *output = NULL, *src = NULL,
+               *map = NULL, *v;
+    int fmt = -1, check = 0, id;
+    npk_opt_state os = {argc, argv, 1, prog, 0};
+    while ((id = npk_opt_next(&os, defs, &v)) != -1) {
+        switch (id) {
+        case -2: return NPK_EXIT_USAGE;
+        case 0:
+            if (src)
+                return npk_usage_error(prog, "more than one description ('%s', '%s')", src, v);
+            src = v;
+            break;
+        case O_TARGET: target = v; break;
+        case O_OUTPUT: output = v; break;
+        case O_FORMAT:
+            fmt = tt_format_find(v);
+            if (fmt < 0)
+                return npk_usage_error(prog, "unknown format '%s' (asm, w88, w94, w130, wfull, "
+                                             "port)", v);
+            break;
+        case O_MAP: map = v; break;
+        case O_CHECK: check = 1; break;
+        case O_HELP: help(); return NPK_EXIT_OK;
+        }
+    }
+    if (!target)
+        return npk_usage_error(prog, "no target: give -t tinytpu");
+    if (strcmp(target, "tinytpu") != 0)
+        return npk_usage_error(prog, "no compiler for target '%s' (only tinytpu)", target);
+    if (!src)
+        return npk_usage_error(prog, "no description file");
+    uint8_t *text;
+    size_t size;
+    if (npk_read_file(src, &text, &size) != 0)
+        return NPK_EXIT_INPUT;
+    const char *name = strcmp(src, "-") == 0 ? "<stdin>" : src;
+    char err[1024];
+    tt_net net;
+    tt_compiled c;
+    memset(&c, 0, sizeof c);
+    int rc = NPK_EXIT_INPUT;
+    FILE *f = NULL, *info = stdout;
+    char *def = NULL;
+    if (tt_net_parse((const char *)text, name, &net, err, sizeof err)) {
+        fprintf(stderr, "%s: error: %s\n", prog, err);
+        goto out;
+    }
+    if (fmt >= 0)
+        net.format = (tt_format)fmt;
+    if (tt_compile(&net, &c, err, sizeof err)) {
+        fprintf(stderr, "%s: %s: error: %s\n", prog, name, err);
+        goto out;
+    }
+    if (!output) {
+        if (strcmp(src, "-") == 0)
+            output = "-";
+        else
+            output = def = npk_default_output(src, net.format == TT_FMT_ASM    ? ".tt"
+                                               : net.format == TT_FMT_PORT ? ".port"
+                                                                           : ".hex");
+    }
+    if (!output) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        goto out;
+    }
+    if (strcmp(output, "-") == 0)
+        f = stdout, info = stderr;
+    else
+        f = fopen(output, "w");
+    if (!f) {
+        fprintf(stderr, "%s: %s: cannot write\n", prog, output);
+        goto out;
+    }
+    fprintf(f, "%s compiled from %s: %zu cycles, lanes=%u ub_words=%u lr=0x%04X; cycle 1 is a "
+               "reset cycle\n", net.format == TT_FMT_ASM ? ";" : "#", name, c.cycles, net.N,
+            net.ub_words, net.lr);
+    if (tt_write_program(&c.prog, net.format, f, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        goto out;
+    }
+    if (ferror(f) || (f != stdout && fclose(f) != 0)) {
+        f = NULL;
+        fprintf(stderr, "%s: %s: write error\n", prog, output);
+        goto out;
+    }
+    f = NULL;
+    fprintf(info, "%s: %s -> %s (%s): %zu cycles (reset + host load %zu, %zu per step x %u)%s\n",
+            prog, name, output, tt_format_names[net.format], c.cycles, c.load_cycles,
+            c.step_cycles, net.steps, net.eval ? " + evaluation pass" : "");
+    fprintf(info, "run with: npukit run -t tinytpu:lanes=%u,ub_words=%u,lr=0x%04X%s%s %s\n",
+            net.N, net.ub_words, net.lr, net.format == TT_FMT_ASM ? "" : ",format=",
+            net.format == TT_FMT_ASM ? "" : tt_format_names[net.format], output);
+    fprintf(info, "settings: lr=0x%04X (in no word, B6), 2/B=0x%04X, alpha=0x%04X; the stream "
+                  "starts with a reset cycle (equivalent to power-on)%s\n", net.lr, c.inv,
+            net.alpha, c.identity_bias ? "; last bias updated through the identity (rule 6)"
+                                       : "");
+    if (map) {
+        FILE *mf = fopen(map, "w");
+        if (!mf) {
+            fprintf(stderr, "%s: %s: cannot write\n", prog, map);
+            goto out;
+        }
+        tt_compiled_print_map(&net, &c, mf);
+        if (fclose(mf) != 0) {
+            fprintf(stderr, "%s: %s: write error\n", prog, map);
+            goto out;
+        }
+    } else {
+        tt_compiled_print_map(&net, &c, info);
+    }
+    for (unsigned s = 0; s < net.steps && s < 8; s++)
+        fprintf(info, "step %u: loss %.6f (Q8.8 model)\n", s + 1, c.loss[s]);
+    if (net.steps > 8)
+        fprintf(info, "step %u: loss %.6f (Q8.8 model)\n", net.steps, c.loss[net.steps - 1]);
+    if (check) {
+        long bad = tt_compiled_check(&net, &c, NULL, err, sizeof err);
+        if (bad < 0) {
+            fprintf(stderr, "%s: self-check: %s\n", prog, err);
+            goto out;
+        }
+        if (bad > 0) {
+            fprintf(stderr, "%s: self-check FAILED: %ld words differ; first: %s\n", prog, bad,
+                    err);
+            goto out;
+        }
+        fprintf(info, "self-check: %u words match the simulator (and wp = %u)\n", c.words,
+                c.words);
+    }
+    rc = NPK_EXIT_OK;
+out:
+    if (f && f != stdout)
+        fclose(f);
+    free(def);
+    free(text);
+    tt_compiled_free(&c);
+    tt_net_free(&net);
+    return rc;
+}

@@ -1,0 +1,953 @@
+/* tinytpu schedule compiler (shared/spec/tinytpu.md Part E). One pass = a weight read at w, the
+ * input read at x (x >= w + R_w), the switch at x + 1 and the side reads at the A13 offsets; the
+ * next pass starts 2 idle cycles after the last GD write-back of the previous one (rule 4, the
+ * simple safe rule). While it emits the cycles, the compiler plans the append-only memory and
+ * computes, in the Q8.8 integer model of rule 9, every word the program writes. */
+#include "targets/tinytpu/compile.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npukit/npukit.h"
+#include "targets/tinytpu/machine.h"
+
+const char *const tt_region_kind_names[5] = {"data", "param", "result", "junk", "helper"};
+
+/* ---- Q8.8 (A3) ------------------------------------------------------------------------------ */
+static int qsat(long v)
+{
+    return v > 32767 ? 32767 : v < -32768 ? -32768 : (int)v;
+}
+int tt_q_mul(int a, int b)
+{
+    long p = (long)a * b + 128; /* floor((a*b + 128) / 256) */
+    long q = p >= 0 ? p / 256 : -((-p + 255) / 256);
+    return qsat(q);
+}
+int tt_q_add(int a, int b)
+{
+    return qsat((long)a + b);
+}
+int tt_q_sub(int a, int b)
+{
+    return qsat((long)a - b);
+}
+
+int tt_q_parse(const char *s, int16_t *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        if (!isxdigit((unsigned char)s[2]))
+            return -1;
+        unsigned long v = strtoul(s + 2, &end, 16);
+        if (*end || v > 0xFFFF || end - s > 6)
+            return -1;
+        *out = (int16_t)(v >= 0x8000 ? (long)v - 65536 : (long)v);
+        return 0;
+    }
+    const char *p = s;
+    if (*p == '+' || *p == '-')
+        p++;
+    if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1])))
+        return -1;
+    double v = strtod(s, &end);
+    if (*end || end == s || v != v)
+        return -1;
+    double r = nearbyint(v * 256.0); /* default rounding mode: ties to even */
+    *out = (int16_t)(r > 32767 ? 32767 : r < -32768 ? -32768 : (int)r);
+    return 0;
+}
+
+/* ---- the description ------------------------------------------------------------------------ */
+void tt_net_free(tt_net *net)
+{
+    free(net->X);
+    free(net->Y);
+    for (unsigned l = 0; l < TT_NET_MAX_LAYERS; l++)
+        free(net->W[l]), free(net->b[l]);
+    memset(net, 0, sizeof *net);
+}
+
+int tt_net_alloc(tt_net *net)
+{
+    if (net->L < 1 || net->L > TT_NET_MAX_LAYERS || net->B < 1)
+        return -1;
+    net->X = calloc((size_t)net->B * net->d[0], sizeof *net->X);
+    net->Y = calloc((size_t)net->B * net->d[net->L], sizeof *net->Y);
+    if (!net->X || !net->Y)
+        return -1;
+    for (unsigned l = 0; l < net->L; l++) {
+        net->W[l] = calloc((size_t)net->d[l + 1] * net->d[l], sizeof *net->W[l]);
+        net->b[l] = calloc(net->d[l + 1], sizeof *net->b[l]);
+        if (!net->W[l] || !net->b[l])
+            return -1;
+    }
+    return 0;
+}
+
+static void net_defaults(tt_net *net)
+{
+    memset(net, 0, sizeof *net);
+    net->N = TT_DEFAULT_N;
+    net->ub_words = TT_DEFAULT_UB;
+    net->steps = 1;
+    net->format = TT_FMT_ASM;
+}
+
+#define MAX_TOK 4096
+
+/* Parse a description; see docs/tinytpu-compiler.md. */
+int tt_net_parse(const char *src, const char *name, tt_net *net, char *err, size_t err_size)
+{
+    net_defaults(net);
+    int rc = -1, have_alpha = 0, have_lr = 0, have_layers = 0;
+    unsigned batch = 0, line_no = 0, nx = 0, ny = 0, capx = 0, capy = 0;
+    unsigned wrows[TT_NET_MAX_LAYERS] = {0}, have_b[TT_NET_MAX_LAYERS] = {0};
+    int16_t *xs = NULL, *ys = NULL;
+    char *tok[64];
+    char buf[MAX_TOK];
+    const char *p = src;
+#define FAIL(...)                                                                          \
+    do {                                                                                   \
+        int k_ = snprintf(err, err_size, "%s:%u: ", name, line_no);                        \
+        if (k_ >= 0 && (size_t)k_ < err_size)                                              \
+            snprintf(err + k_, err_size - (size_t)k_, __VA_ARGS__);                        \
+        goto out;                                                                          \
+    } while (0)
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        line_no++;
+        if (n >= sizeof buf)
+            FAIL("line too long (more than %u characters)", MAX_TOK - 1);
+        memcpy(buf, p, n);
+        buf[n] = 0;
+        p += n + (e ? 1 : 0);
+        char *hash = strchr(buf, '#');
+        if (hash)
+            *hash = 0;
+        unsigned nt = 0;
+        for (char *s = strtok(buf, " \t\r,"); s; s = strtok(NULL, " \t\r,")) {
+            if (nt == 64)
+                FAIL("too many values on one line (at most 63)");
+            tok[nt++] = s;
+        }
+        if (!nt)
+            continue;
+        const char *kw = tok[0];
+        unsigned nv = nt - 1;
+        /* integer settings */
+        if (!strcmp(kw, "lanes") || !strcmp(kw, "ub_words") || !strcmp(kw, "steps") ||
+            !strcmp(kw, "batch")) {
+            if (nv != 1)
+                FAIL("'%s' takes one integer", kw);
+            char *end;
+            unsigned long v = strtoul(tok[1], &end, 0);
+            if (*end || tok[1][0] == '-' || v > 1000000)
+                FAIL("'%s': bad integer '%s'", kw, tok[1]);
+            if (!strcmp(kw, "lanes")) {
+                if (v < 2 || v > TT_MAX_N)
+                    FAIL("lanes %lu out of range (2..%u)", v, TT_MAX_N);
+                net->N = (unsigned)v;
+            } else if (!strcmp(kw, "ub_words")) {
+                if (v < 1 || v > 65536)
+                    FAIL("ub_words %lu out of range (1..65536)", v);
+                net->ub_words = (unsigned)v;
+            } else if (!strcmp(kw, "steps")) {
+                if (v < 1)
+                    FAIL("steps must be at least 1");
+                net->steps = (unsigned)v;
+            } else {
+                if (v < 1)
+                    FAIL("batch must be at least 1");
+                batch = (unsigned)v;
+            }
+        } else if (!strcmp(kw, "alpha") || !strcmp(kw, "lr") || !strcmp(kw, "inv")) {
+            int16_t q;
+            if (nv != 1)
+                FAIL("'%s' takes one Q8.8 value", kw);
+            if (tt_q_parse(tok[1], &q))
+                FAIL("'%s': bad value '%s' (a decimal such as 0.75, or 0x00C0)", kw, tok[1]);
+            if (kw[0] == 'a')
+                net->alpha = (uint16_t)q, have_alpha = 1;
+            else if (kw[0] == 'l')
+                net->lr = (uint16_t)q, have_lr = 1;
+            else
+                net->inv = (uint16_t)q, net->inv_set = 1;
+        } else if (!strcmp(kw, "layers")) {
+            if (have_layers)
+                FAIL("'layers' given twice");
+            if (nv < 2 || nv > TT_NET_MAX_LAYERS + 1)
+                FAIL("'layers' needs 2 to %u widths (d0 d1 ... dL)", TT_NET_MAX_LAYERS + 1);
+            for (unsigned i = 0; i < nv; i++) {
+                char *end;
+                unsigned long v = strtoul(tok[1 + i], &end, 0);
+                if (*end || tok[1 + i][0] == '-' || v < 1 || v > 65535)
+                    FAIL("'layers': bad width '%s'", tok[1 + i]);
+                net->d[i] = (unsigned)v;
+            }
+            net->L = nv - 1;
+            have_layers = 1;
+            for (unsigned l = 0; l < net->L; l++) {
+                net->W[l] = calloc((size_t)net->d[l + 1] * net->d[l], sizeof *net->W[l]);
+                net->b[l] = calloc(net->d[l + 1], sizeof *net->b[l]);
+                if (!net->W[l] || !net->b[l])
+                    FAIL("out of memory");
+            }
+        } else if (!strcmp(kw, "format")) {
+            int f = nv == 1 ? tt_format_find(tok[1]) : -1;
+            if (f < 0)
+                FAIL("'format' takes one of asm, w88, w94, w130, wfull, port");
+            net->format = (tt_format)f;
+        } else if (!strcmp(kw, "bias_update")) {
+            if (nv == 1 && !strcmp(tok[1], "auto"))
+                net->bias_mode = TT_BIAS_AUTO;
+            else if (nv == 1 && !strcmp(tok[1], "transition"))
+                net->bias_mode = TT_BIAS_TRANSITION;
+            else if (nv == 1 && !strcmp(tok[1], "identity"))
+                net->bias_mode = TT_BIAS_IDENTITY;
+            else
+                FAIL("'bias_update' takes auto, transition or identity");
+        } else if (!strcmp(kw, "eval")) {
+            if (nv == 1 && !strcmp(tok[1], "yes"))
+                net->eval = 1;
+            else if (nv == 1 && !strcmp(tok[1], "no"))
+                net->eval = 0;
+            else
+                FAIL("'eval' takes yes or no");
+        } else if (!strcmp(kw, "x") || !strcmp(kw, "y") ||
+                   ((kw[0] == 'w' || kw[0] == 'b') && isdigit((unsigned char)kw[1]))) {
+            if (!have_layers)
+                FAIL("'%s' before 'layers' (the widths must come first)", kw);
+            unsigned want, l = 0;
+            if (kw[0] == 'x')
+                want = net->d[0];
+            else if (kw[0] == 'y')
+                want = net->d[net->L];
+            else {
+                char *end;
+                unsigned long v = strtoul(kw + 1, &end, 10);
+                if (*end || v < 1 || v > net->L)
+                    FAIL("unknown keyword '%s' (layers are 1 .. %u)", kw, net->L);
+                l = (unsigned)v - 1;
+                want = kw[0] == 'w' ? net->d[l] : net->d[l + 1];
+            }
+            if (nv != want)
+                FAIL("'%s' needs %u value%s per line, got %u", kw, want, want == 1 ? "" : "s",
+                     nv);
+            int16_t *dst;
+            if (kw[0] == 'x' || kw[0] == 'y') {
+                int16_t **arr = kw[0] == 'x' ? &xs : &ys;
+                unsigned *cnt = kw[0] == 'x' ? &nx : &ny, *cap = kw[0] == 'x' ? &capx : &capy;
+                if (*cnt == 65535)
+                    FAIL("too many batch rows");
+                if (*cnt == *cap) {
+                    unsigned nc = *cap ? *cap * 2 : 16;
+                    int16_t *na = realloc(*arr, (size_t)nc * want * sizeof *na);
+                    if (!na)
+                        FAIL("out of memory");
+                    *arr = na, *cap = nc;
+                }
+                dst = *arr + (size_t)(*cnt)++ * want;
+            } else if (kw[0] == 'w') {
+                if (wrows[l] == net->d[l + 1])
+                    FAIL("'%s': more than %u rows (W%u is %u x %u, out x in)", kw, net->d[l + 1],
+                         l + 1, net->d[l + 1], net->d[l]);
+                dst = net->W[l] + (size_t)wrows[l]++ * want;
+            } else {
+                if (have_b[l])
+                    FAIL("'%s' given twice", kw);
+                have_b[l] = 1;
+                dst = net->b[l];
+            }
+            for (unsigned i = 0; i < nv; i++)
+                if (tt_q_parse(tok[1 + i], &dst[i]))
+                    FAIL("'%s': bad value '%s' (a decimal such as -0.4939, or 0xFF82)", kw,
+                         tok[1 + i]);
+        } else {
+            FAIL("unknown keyword '%s'", kw);
+        }
+    }
+    line_no++; /* messages about what is missing point just past the end */
+    if (!have_layers)
+        FAIL("no 'layers' line");
+    if (!have_alpha)
+        FAIL("no 'alpha' line");
+    if (!have_lr)
+        FAIL("no 'lr' line");
+    if (!nx)
+        FAIL("no 'x' rows (the batch inputs)");
+    if (ny != nx)
+        FAIL("%u 'x' rows but %u 'y' rows", nx, ny);
+    if (batch && batch != nx)
+        FAIL("'batch %u' but %u 'x' rows", batch, nx);
+    for (unsigned l = 0; l < net->L; l++) {
+        if (wrows[l] != net->d[l + 1])
+            FAIL("W%u has %u of its %u rows ('w%u' lines)", l + 1, wrows[l], net->d[l + 1],
+                 l + 1);
+        if (!have_b[l])
+            FAIL("no 'b%u' line", l + 1);
+    }
+    net->B = nx;
+    net->X = xs, net->Y = ys;
+    xs = ys = NULL;
+    rc = 0;
+out:
+    free(xs);
+    free(ys);
+    return rc;
+#undef FAIL
+}
+
+/* ---- compiling ------------------------------------------------------------------------------ */
+typedef struct rd {
+    int sel;                  /* channel */
+    unsigned addr, rows, cols;
+    int T;
+    unsigned off;             /* side reads: issue at x + off */
+} rd;
+
+typedef struct ctx {
+    const tt_net *net;
+    tt_compiled *c;
+    char *err;
+    size_t err_size;
+    unsigned N;
+    uint8_t pathway;          /* level of the cycles being emitted */
+    unsigned wp;              /* planned append pointer */
+    size_t cap_map;
+} ctx;
+
+static int cfail(ctx *x, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static int cfail(ctx *x, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->err, x->err_size, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int emit(ctx *x, tt_cycle *cy, const tt_hostw *hw, unsigned nh)
+{
+    cy->pathway = x->pathway;
+    cy->leak = x->net->alpha;
+    cy->inv = x->c->inv;
+    cy->lr = x->net->lr;
+    if (tt_program_add(&x->c->prog, cy, hw, nh))
+        return cfail(x, "tinytpu compile: out of memory");
+    return 0;
+}
+
+static int idle(ctx *x, unsigned n)
+{
+    while (n--) {
+        tt_cycle cy = {0};
+        if (emit(x, &cy, NULL, 0))
+            return -1;
+    }
+    return 0;
+}
+
+/* Skew-order position of (r, c) in an R x C matrix (A8). */
+static unsigned skew_pos(unsigned R, unsigned C, unsigned r, unsigned c)
+{
+    unsigned d = r + c, p = 0;
+    for (unsigned e = 0; e < d; e++) {
+        unsigned lo = e + 1 >= C ? e + 1 - C : 0, hi = e < R - 1 ? e : R - 1;
+        if (hi >= lo)
+            p += hi - lo + 1;
+    }
+    return p + r - (d + 1 >= C ? d + 1 - C : 0);
+}
+
+/* Position of (r, c) in a rows x cols matrix stored as blocks of N rows (batch tiles, rule 7),
+ * each block in skew order. For rows <= N (one block) this is the skew order of A8, and for
+ * cols <= 2 it is row-major: every layout of the machine's results is this one. */
+static unsigned tile_pos(unsigned N, unsigned R, unsigned C, unsigned r, unsigned c)
+{
+    unsigned t0 = r / N * N, t = R - t0 < N ? R - t0 : N;
+    return t0 * C + skew_pos(t, C, r - t0, c);
+}
+
+static int add_region(ctx *x, const char *name, tt_region_kind kind, int step, unsigned addr,
+                      unsigned rows, unsigned cols)
+{
+    tt_compiled *c = x->c;
+    if (c->n_map == x->cap_map) {
+        size_t nc = x->cap_map ? 2 * x->cap_map : 32;
+        tt_region *nm = realloc(c->map, nc * sizeof *nm);
+        if (!nm)
+            return cfail(x, "tinytpu compile: out of memory");
+        c->map = nm, x->cap_map = nc;
+    }
+    tt_region *r = &c->map[c->n_map++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "%s", name);
+    r->kind = kind, r->step = step, r->addr = addr, r->rows = rows, r->cols = cols;
+    return 0;
+}
+
+/* Store matrix m (rows x cols, row-major) into the prediction at addr in skew order. */
+static void put(ctx *x, unsigned addr, const int *m, unsigned rows, unsigned cols)
+{
+    for (unsigned r = 0; r < rows; r++)
+        for (unsigned j = 0; j < cols; j++)
+            x->c->pred[addr + tile_pos(x->N, rows, cols, r, j)] =
+                (uint16_t)(m[r * cols + j] & 0xFFFF);
+}
+
+/* Append a VPU result (rows x cols) at wp: map entry + prediction. Returns its address. */
+static int append(ctx *x, const char *name, tt_region_kind kind, int step, const int *m,
+                  unsigned rows, unsigned cols, unsigned *addr)
+{
+    *addr = x->wp;
+    if (add_region(x, name, kind, step, x->wp, rows, cols))
+        return -1;
+    put(x, x->wp, m, rows, cols);
+    x->wp += rows * cols;
+    return 0;
+}
+
+/* The weight-read shape rule of rule 5 (A7.4): a K x 1 vector read untransposed becomes a
+ * transposed read of the 1 x K view, an r x 1 vector read transposed an untransposed read of
+ * the 1 x r view. Same M, same column-size value; applied for every N (harmless for N >= 3). */
+static rd weight_read(unsigned addr, unsigned rows, unsigned cols, int T)
+{
+    rd r = {TT_CH_WEIGHT, addr, rows, cols, T, 0};
+    if (cols == 1 && rows >= 2)
+        r.T = !T, r.rows = 1, r.cols = rows;
+    return r;
+}
+
+/* One pass. Emits cycles w .. last + 2 where last is the edge of the last UB append; the GD
+ * write-backs end at last + 1 and the next pass may start at last + 3 (rule 4). */
+static int pass(ctx *x, uint8_t pathway, unsigned S, rd wt, rd in, unsigned R_x, unsigned C_out,
+                const rd *sides, unsigned n_sides)
+{
+    unsigned N = x->N;
+    /* never a broken weight-walk shape for N = 2 (rule 5) */
+    if (N == 2 && ((!wt.T && wt.cols == 1 && wt.rows >= 2) ||
+                   (wt.T && wt.rows >= 2 && wt.cols != 2)))
+        return cfail(x, "tinytpu compile: internal error: broken weight-read shape %ux%u%s",
+                     wt.rows, wt.cols, wt.T ? " t" : "");
+    x->pathway = pathway;
+    unsigned R_w = wt.T ? wt.cols : wt.rows;
+    unsigned gap = R_w > 2 ? R_w : 2; /* x >= w + R_w; 2 as in the reference program */
+    tt_cycle cy = {0};
+    cy.start = 1, cy.sel = (uint16_t)wt.sel, cy.addr = (uint16_t)wt.addr;
+    cy.rows = (uint16_t)wt.rows, cy.cols = (uint16_t)wt.cols, cy.T = (uint8_t)wt.T;
+    if (emit(x, &cy, NULL, 0) || idle(x, gap - 1))
+        return -1;
+    size_t xc = x->c->prog.n + 1; /* cycle number of the input read */
+    memset(&cy, 0, sizeof cy);
+    cy.start = 1, cy.sel = (uint16_t)in.sel, cy.addr = (uint16_t)in.addr;
+    cy.rows = (uint16_t)in.rows, cy.cols = (uint16_t)in.cols, cy.T = (uint8_t)in.T;
+    if (emit(x, &cy, NULL, 0))
+        return -1;
+    size_t last = xc + N + S + 1 + (R_x - 1) + (C_out - 1);
+    for (size_t k = xc + 1; k <= last + 2; k++) {
+        memset(&cy, 0, sizeof cy);
+        cy.sw = k == xc + 1;
+        for (unsigned i = 0; i < n_sides; i++)
+            if (xc + sides[i].off == k) {
+                cy.start = 1, cy.sel = (uint16_t)sides[i].sel, cy.addr = (uint16_t)sides[i].addr;
+                cy.rows = (uint16_t)sides[i].rows, cy.cols = (uint16_t)sides[i].cols;
+            }
+        if (emit(x, &cy, NULL, 0))
+            return -1;
+    }
+    return 0;
+}
+
+/* Host load: the words of a sequence, up to N per cycle, the higher lane first (A6.2). */
+static int host_load(ctx *x, const int *words, unsigned n)
+{
+    unsigned N = x->N;
+    x->pathway = 0;
+    for (unsigned i = 0; i < n; i += N) {
+        unsigned m = n - i < N ? n - i : N;
+        tt_hostw hw[TT_MAX_N];
+        for (unsigned k = 0; k < m; k++) { /* word i + j on lane N - 1 - j; lanes ascending */
+            unsigned lane = N - m + k, j = N - 1 - lane;
+            hw[k].lane = (uint16_t)lane, hw[k].value = (uint16_t)(words[i + j] & 0xFFFF);
+        }
+        tt_cycle cy = {0};
+        if (emit(x, &cy, hw, m))
+            return -1;
+    }
+    x->wp += n;
+    return 0;
+}
+
+static int lrelu(const ctx *x, int z)
+{
+    return z >= 0 ? z : tt_q_mul(z, (int16_t)x->net->alpha);
+}
+
+/* Words the whole program appends (host load, steps, evaluation). */
+static unsigned long words_needed(const tt_net *n, int ident, unsigned long *host,
+                                  unsigned long *step, unsigned long *eval)
+{
+    unsigned L = n->L, B = n->B, tiles = (B + n->N - 1) / n->N;
+    unsigned long h = (unsigned long)B * (n->d[0] + n->d[L]), s = 0, e = 0;
+    for (unsigned l = 0; l < L; l++) {
+        h += (unsigned long)n->d[l + 1] * n->d[l] + n->d[l + 1];
+        s += (unsigned long)B * n->d[l + 1];                        /* dZ */
+        if (l + 1 < L)
+            s += (unsigned long)B * n->d[l + 1];                    /* H */
+        s += (unsigned long)tiles * n->d[l + 1] * n->d[l];          /* weight-gradient junk */
+        e += (unsigned long)B * n->d[l + 1];
+    }
+    if (ident)
+        h += (unsigned long)n->d[L] * n->d[L], s += (unsigned long)B * n->d[L];
+    *host = h, *step = s, *eval = n->eval ? e : 0;
+    return h + s * n->steps + *eval;
+}
+
+void tt_compiled_free(tt_compiled *c)
+{
+    tt_program_free(&c->prog);
+    free(c->map);
+    free(c->pred);
+    free(c->loss);
+    memset(c, 0, sizeof *c);
+}
+
+int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
+{
+    memset(out, 0, sizeof *out);
+    ctx cx = {net, out, err, err_size, net->N, 0, 0, 0};
+    ctx *x = &cx;
+    unsigned N = net->N, L = net->L, B = net->B;
+    int rc = -1;
+    int *act[TT_NET_MAX_LAYERS + 1] = {0}, *dz[TT_NET_MAX_LAYERS] = {0};
+    int *W[TT_NET_MAX_LAYERS] = {0}, *bv[TT_NET_MAX_LAYERS] = {0};
+    int *tmp = NULL, *host = NULL;
+    unsigned aX, aY, aW[TT_NET_MAX_LAYERS], ab[TT_NET_MAX_LAYERS], aI = 0;
+    unsigned aH[TT_NET_MAX_LAYERS + 1], adz[TT_NET_MAX_LAYERS];
+    tt_program_init(&out->prog, N);
+
+    /* ---- limits (rule 1) ---- */
+    if (N < 2 || N > TT_MAX_N)
+        return cfail(x, "lanes %u out of range (2..%u)", N, TT_MAX_N);
+    if (L < 1 || L > TT_NET_MAX_LAYERS || B < 1)
+        return cfail(x, "no layers or no batch");
+    for (unsigned l = 0; l <= L; l++)
+        if (net->d[l] > N)
+            return cfail(x, "layer width d%u = %u exceeds the array size N = %u: contractions "
+                            "cannot be tiled (rule 1: the UB cannot add partial sums), so every "
+                            "width must be at most N (use lanes >= %u)", l, net->d[l], N,
+                         net->d[l]);
+    /* rule 7: for N >= 3, a batch larger than N and a width >= 3 make every pass run per batch
+     * tile, each tile's results a skew-order block of their own */
+    int tiled = 0;
+    if (N > 2 && B > N)
+        for (unsigned l = 0; l <= L; l++)
+            if (net->d[l] >= 3)
+                tiled = 1;
+    if (net->ub_words < 1 || net->ub_words > (N == 2 ? 32768u : 65536u))
+        return cfail(x, "ub_words %u out of range (1..%u for lanes = %u, C3)", net->ub_words,
+                     N == 2 ? 32768u : 65536u, N);
+    if ((net->format == TT_FMT_W88 || net->format == TT_FMT_W94 || net->format == TT_FMT_W130) &&
+        N != 2)
+        return cfail(x, "format %s exists only for lanes = 2 (C2.4); use wfull, port or asm",
+                     tt_format_names[net->format]);
+    int ident = net->bias_mode == TT_BIAS_IDENTITY ||
+                (net->bias_mode == TT_BIAS_AUTO && (B >= 8 || tiled));
+    if (net->bias_mode == TT_BIAS_TRANSITION && tiled)
+        return cfail(x, "bias_update transition with batch tiling (N = %u, batch %u, a width >= "
+                        "3): later tiles would read the bias the earlier tiles' transition "
+                        "passes updated (rule 6); use bias_update auto or identity", N, B);
+    if (net->bias_mode == TT_BIAS_TRANSITION && B >= 8)
+        return cfail(x, "bias_update transition with batch %u: the bias channel's last rows "
+                        "would read partly updated biases (A13 hazard 4, B >= 8); use "
+                        "bias_update auto or identity (rule 6)", B);
+    out->identity_bias = ident;
+    out->lr = net->lr;
+    if (net->inv_set) {
+        out->inv = net->inv;
+    } else {
+        double r = nearbyint(512.0 / B);
+        out->inv = (uint16_t)(r > 32767 ? 32767 : r);
+    }
+
+    /* ---- capacity (rules 2, 10) ---- */
+    unsigned long hw_, sw_, ew_;
+    unsigned long need = words_needed(net, ident, &hw_, &sw_, &ew_);
+    if (need > net->ub_words) {
+        unsigned long fit = net->ub_words > hw_ + ew_ ? (net->ub_words - hw_ - ew_) / sw_ : 0;
+        return cfail(x, "the program needs %lu UB words (host load %lu, %lu per step x %u "
+                        "step%s%s) but the UB has %u words; at most %lu step%s fit%s", need, hw_,
+                     sw_, net->steps, net->steps == 1 ? "" : "s",
+                     ew_ ? ", evaluation pass" : "", net->ub_words, fit, fit == 1 ? "" : "s",
+                     fit == 1 ? "s" : "");
+    }
+    out->pred = calloc(net->ub_words, sizeof *out->pred);
+    out->loss = calloc(net->steps, sizeof *out->loss);
+    if (!out->pred || !out->loss)
+        goto oom;
+
+    /* ---- working copies (the Q8.8 model of rule 9) ---- */
+    for (unsigned l = 0; l <= L; l++)
+        if (!(act[l] = calloc((size_t)B * net->d[l], sizeof(int))))
+            goto oom;
+    for (unsigned l = 0; l < L; l++) {
+        size_t nw = (size_t)net->d[l + 1] * net->d[l];
+        W[l] = calloc(nw, sizeof(int)), bv[l] = calloc(net->d[l + 1], sizeof(int));
+        dz[l] = calloc((size_t)B * net->d[l + 1], sizeof(int));
+        if (!W[l] || !bv[l] || !dz[l])
+            goto oom;
+        for (size_t i = 0; i < nw; i++)
+            W[l][i] = net->W[l][i];
+        for (unsigned j = 0; j < net->d[l + 1]; j++)
+            bv[l][j] = net->b[l][j];
+    }
+    for (size_t i = 0; i < (size_t)B * net->d[0]; i++)
+        act[0][i] = net->X[i];
+    tmp = calloc((size_t)(B > N ? B : N) * N, sizeof(int));
+    host = calloc(hw_ + 1, sizeof(int));
+    if (!tmp || !host)
+        goto oom;
+
+    /* ---- reset + host load (rule 2): X, Y, then W_l, b_l per layer, then the identity ---- */
+    {
+        tt_cycle cy = {0};
+        cy.rst = 1;
+        if (emit(x, &cy, NULL, 0))
+            goto fail;
+        unsigned n = 0;
+#define HOSTMAT(name, kind, m, R, C, aptr)                                                  \
+    do {                                                                                    \
+        *(aptr) = n;                                                                        \
+        if (add_region(x, name, kind, -1, n, R, C))                                         \
+            goto fail;                                                                      \
+        for (unsigned r_ = 0; r_ < (R); r_++)                                               \
+            for (unsigned c_ = 0; c_ < (C); c_++)                                           \
+                host[n + tile_pos(N, R, C, r_, c_)] = (m)[r_ * (C) + c_];                   \
+        n += (R) * (C);                                                                     \
+    } while (0)
+        HOSTMAT("X", TT_R_DATA, act[0], B, net->d[0], &aX);
+        for (size_t i = 0; i < (size_t)B * net->d[L]; i++) /* tmp holds max(B, N) x N */
+            tmp[i] = net->Y[i];
+        HOSTMAT("Y", TT_R_DATA, tmp, B, net->d[L], &aY);
+        for (unsigned l = 0; l < L; l++) {
+            char nm[16];
+            snprintf(nm, sizeof nm, "W%u", l + 1);
+            HOSTMAT(nm, TT_R_PARAM, W[l], net->d[l + 1], net->d[l], &aW[l]);
+            snprintf(nm, sizeof nm, "b%u", l + 1);
+            HOSTMAT(nm, TT_R_PARAM, bv[l], 1, net->d[l + 1], &ab[l]);
+        }
+        if (ident) {
+            unsigned dL = net->d[L];
+            for (unsigned i = 0; i < dL * dL; i++)
+                tmp[i] = i % (dL + 1) == 0 ? 0x100 : 0;
+            HOSTMAT("I", TT_R_HELPER, tmp, dL, dL, &aI);
+        }
+#undef HOSTMAT
+        for (unsigned i = 0; i < n; i++)
+            out->pred[i] = (uint16_t)(host[i] & 0xFFFF);
+        if (host_load(x, host, n) || idle(x, 1))
+            goto fail;
+        out->load_cycles = out->prog.n;
+    }
+
+    const int16_t *Y = net->Y;
+    const int inv = (int16_t)out->inv, lr = (int16_t)net->lr, alpha = (int16_t)net->alpha;
+    unsigned total_steps = net->steps + (net->eval ? 1 : 0);
+    const unsigned TR = tiled ? N : B; /* rows per pass (rule 7) */
+    for (unsigned st = 0; st < total_steps; st++) {
+        int evalp = st == net->steps;
+        size_t c0 = out->prog.n;
+        char nm[32];
+        /* ---- forward passes (1100), and the transition pass (1111) of the last layer ---- */
+        for (unsigned l = 0; l < L; l++) {
+            unsigned din = net->d[l], dout = net->d[l + 1];
+            int trans = l + 1 == L && !evalp;
+            unsigned ain = l == 0 ? aX : aH[l];
+            /* model: Z = act[l] W^T (row 0's product first) + b, lrelu */
+            double loss = 0;
+            for (unsigned r = 0; r < B; r++)
+                for (unsigned j = 0; j < dout; j++) {
+                    int z = 0;
+                    for (unsigned k = 0; k < din; k++)
+                        z = tt_q_add(tt_q_mul(act[l][r * din + k], W[l][j * din + k]), z);
+                    int h = lrelu(x, tt_q_add(z, bv[l][j]));
+                    act[l + 1][r * dout + j] = h;
+                    if (trans || (evalp && l + 1 == L)) {
+                        int y = Y[r * dout + j];
+                        double e = (h - y) / 256.0;
+                        loss += e * e;
+                        if (trans) {
+                            int g = tt_q_mul(tt_q_sub(h, y), inv);
+                            dz[l][r * dout + j] = h >= 0 ? g : tt_q_mul(g, alpha);
+                        }
+                    }
+                }
+            loss /= (double)B * dout;
+            rd wt = weight_read(aW[l], dout, din, 1);
+            if (!trans) {
+                for (unsigned t0 = 0; t0 < B; t0 += TR) { /* one pass, or one per tile */
+                    unsigned t = B - t0 < TR ? B - t0 : TR;
+                    rd in = {TT_CH_INPUT, ain + t0 * din, t, din, 0, 0};
+                    rd sides[] = {{TT_CH_BIAS, ab[l], t, dout, 0, N}};
+                    if (pass(x, 0xC, 2, wt, in, t, dout, sides, 1))
+                        goto fail;
+                }
+                snprintf(nm, sizeof nm, "H%u", l + 1);
+                if (append(x, nm, TT_R_RESULT, (int)st, act[l + 1], B, dout, &aH[l + 1]))
+                    goto fail;
+                if (evalp && l + 1 == L)
+                    out->eval_loss = loss;
+                continue;
+            }
+            out->loss[st] = loss;
+            for (unsigned t0 = 0; t0 < B; t0 += TR) {
+                unsigned t = B - t0 < TR ? B - t0 : TR;
+                rd in = {TT_CH_INPUT, ain + t0 * din, t, din, 0, 0};
+                rd sides[] = {{TT_CH_BIAS, ab[l], t, dout, 0, N},
+                              {TT_CH_Y, aY + t0 * dout, t, dout, 0, N + 2},
+                              {TT_CH_GBIAS, ab[l], t, dout, 0, N + 4}};
+                if (pass(x, 0xF, 4, wt, in, t, dout, sides, ident ? 2 : 3))
+                    goto fail;
+            }
+            snprintf(nm, sizeof nm, "dZ%u", l + 1);
+            if (append(x, nm, TT_R_RESULT, (int)st, dz[l], B, dout, &adz[l]))
+                goto fail;
+            if (!ident) /* b_L updated in the pass, sequentially over the rows */
+                for (unsigned r = 0; r < B; r++)
+                    for (unsigned j = 0; j < dout; j++)
+                        bv[l][j] = tt_q_sub(bv[l][j], tt_q_mul(dz[l][r * dout + j], lr));
+        }
+        if (evalp)
+            break;
+        /* ---- rule 6: b_L through the identity matrix, pass-through ---- */
+        if (ident) {
+            unsigned dL = net->d[L];
+            rd wt = weight_read(aI, dL, dL, 0);
+            for (unsigned t0 = 0; t0 < B; t0 += TR) {
+                unsigned t = B - t0 < TR ? B - t0 : TR;
+                rd in = {TT_CH_INPUT, adz[L - 1] + t0 * dL, t, dL, 0, 0};
+                rd sides[] = {{TT_CH_GBIAS, ab[L - 1], t, dL, 0, N}};
+                if (pass(x, 0x0, 0, wt, in, t, dL, sides, 1))
+                    goto fail;
+            }
+            unsigned a;
+            if (append(x, "dZ copy (b update)", TT_R_JUNK, (int)st, dz[L - 1], B, dL, &a))
+                goto fail;
+            for (unsigned r = 0; r < B; r++)
+                for (unsigned j = 0; j < dL; j++)
+                    bv[L - 1][j] = tt_q_sub(bv[L - 1][j], tt_q_mul(dz[L - 1][r * dL + j], lr));
+        }
+        /* ---- backward passes (0001): dZ_{l} from dZ_{l+1}, b_l updated ---- */
+        for (unsigned l = L - 1; l >= 1; l--) {
+            unsigned din = net->d[l], dout = net->d[l + 1];
+            for (unsigned r = 0; r < B; r++)
+                for (unsigned j = 0; j < din; j++) {
+                    int g = 0;
+                    for (unsigned k = 0; k < dout; k++)
+                        g = tt_q_add(tt_q_mul(dz[l][r * dout + k], W[l][k * din + j]), g);
+                    dz[l - 1][r * din + j] = act[l][r * din + j] >= 0 ? g : tt_q_mul(g, alpha);
+                }
+            rd wt = weight_read(aW[l], dout, din, 0);
+            for (unsigned t0 = 0; t0 < B; t0 += TR) {
+                unsigned t = B - t0 < TR ? B - t0 : TR;
+                rd in = {TT_CH_INPUT, adz[l] + t0 * dout, t, dout, 0, 0};
+                rd sides[] = {{TT_CH_H, aH[l] + t0 * din, t, din, 0, N},
+                              {TT_CH_GBIAS, ab[l - 1], t, din, 0, N + 1}};
+                if (pass(x, 0x1, 1, wt, in, t, din, sides, 2))
+                    goto fail;
+            }
+            snprintf(nm, sizeof nm, "dZ%u", l);
+            if (append(x, nm, TT_R_RESULT, (int)st, dz[l - 1], B, din, &adz[l - 1]))
+                goto fail;
+            for (unsigned r = 0; r < B; r++)
+                for (unsigned j = 0; j < din; j++)
+                    bv[l - 1][j] = tt_q_sub(bv[l - 1][j], tt_q_mul(dz[l - 1][r * din + j], lr));
+        }
+        /* ---- weight gradients (0000), batch tiles of at most N rows ---- */
+        for (unsigned l = 0; l < L; l++) {
+            unsigned din = net->d[l], dout = net->d[l + 1];
+            unsigned ah = l == 0 ? aX : aH[l];
+            for (unsigned t0 = 0, ti = 0; t0 < B; t0 += N, ti++) {
+                unsigned t = B - t0 < N ? B - t0 : N;
+                for (unsigned k = 0; k < dout; k++)
+                    for (unsigned j = 0; j < din; j++) {
+                        int g = 0;
+                        for (unsigned r = t0; r < t0 + t; r++)
+                            g = tt_q_add(tt_q_mul(dz[l][r * dout + k], act[l][r * din + j]), g);
+                        tmp[k * din + j] = g;
+                    }
+                /* tile t0 is the skew-order block at base + t0 * width (tile_pos) */
+                rd wt = weight_read(ah + t0 * din, t, din, 0);
+                rd in = {TT_CH_INPUT, adz[l] + t0 * dout, t, dout, 1, 0};
+                rd sides[] = {{TT_CH_GWEIGHT, aW[l], dout, din, 0, N}};
+                if (pass(x, 0x0, 0, wt, in, dout, din, sides, 1))
+                    goto fail;
+                unsigned a;
+                snprintf(nm, sizeof nm, "dW%u tile %u", l + 1, ti);
+                if (append(x, nm, TT_R_JUNK, (int)st, tmp, dout, din, &a))
+                    goto fail;
+                for (unsigned i = 0; i < dout * din; i++)
+                    W[l][i] = tt_q_sub(W[l][i], tt_q_mul(tmp[i], lr));
+            }
+        }
+        if (st == 0)
+            out->step_cycles = out->prog.n - c0;
+    }
+    /* final parameters into the prediction */
+    for (unsigned l = 0; l < L; l++) {
+        put(x, aW[l], W[l], net->d[l + 1], net->d[l]);
+        put(x, ab[l], bv[l], 1, net->d[l + 1]);
+    }
+    out->words = x->wp;
+    out->cycles = out->prog.n;
+    if (x->wp != need) {
+        cfail(x, "tinytpu compile: internal error: planned %u words, counted %lu", x->wp, need);
+        goto fail;
+    }
+    /* ---- field limits of the output format (rule 1, B3/B4) ---- */
+    if (net->format <= TT_FMT_WFULL) {
+        for (size_t k = 0; k < out->prog.n; k++) {
+            const tt_cycle *cy = &out->prog.c[k];
+            if (cy->rst)
+                continue;
+            tt_packed pw;
+            char e2[200];
+            if (tt_encode(net->format, N, cy, out->prog.hw + cy->host, &pw, e2, sizeof e2)) {
+                cfail(x, "cycle %zu cannot be written as %s: %s (a read of %s at address %u, "
+                         "rows %u, cols %u); choose a wider format (w94, w130, wfull, port, asm)",
+                      k + 1, tt_format_names[net->format], e2,
+                      cy->sel < TT_N_CHANNELS ? tt_channel_names[cy->sel] : "?", cy->addr,
+                      cy->rows, cy->cols);
+                goto fail;
+            }
+        }
+    }
+    rc = 0;
+    goto done;
+oom:
+    cfail(x, "tinytpu compile: out of memory");
+fail:
+done:
+    for (unsigned l = 0; l <= L && l <= TT_NET_MAX_LAYERS; l++)
+        free(act[l]);
+    for (unsigned l = 0; l < L && l < TT_NET_MAX_LAYERS; l++)
+        free(dz[l]), free(W[l]), free(bv[l]);
+    free(tmp);
+    free(host);
+    return rc;
+}
+
+const tt_region *tt_compiled_find(const tt_compiled *c, const char *name, int step)
+{
+    for (size_t i = 0; i < c->n_map; i++)
+        if (c->map[i].step == step && !strcmp(c->map[i].name, name))
+            return &c->map[i];
+    return NULL;
+}
+
+long tt_compiled_check(const tt_net *net, const tt_compiled *c, uint16_t *ub, char *err,
+                       size_t err_size)
+{
+    char spec[128];
+    snprintf(spec, sizeof spec, "tinytpu:lanes=%u,ub_words=%u,lr=0x%04X", net->N, net->ub_words,
+             net->lr);
+    npk_machine *m = NULL;
+    if (npk_create(&m, spec, NULL, err, err_size) != NPK_OK)
+        return -1;
+    long bad = -1;
+    npk_stop stop;
+    if (tt_load_program(m, &c->prog) != NPK_OK || npk_run(m, 0, &stop) != NPK_OK) {
+        snprintf(err, err_size, "simulator: %s", npk_error(m));
+        goto out;
+    }
+    if (stop.reason != NPK_STOP_EXIT) {
+        snprintf(err, err_size, "simulator stopped: %s", stop.message);
+        goto out;
+    }
+    bad = 0;
+    err[0] = 0;
+    size_t used = 0;
+    for (unsigned a = 0; a < net->ub_words; a++) {
+        uint8_t b[2];
+        if (npk_mem_read(m, "ub", 2ull * a, b, 2) != NPK_OK) {
+            snprintf(err, err_size, "cannot read UB word %u", a);
+            bad = -1;
+            goto out;
+        }
+        uint16_t v = (uint16_t)(b[0] | b[1] << 8);
+        if (ub)
+            ub[a] = v;
+        if (v != c->pred[a]) {
+            if (!bad) {
+                const char *rn = "unmapped";
+                for (size_t i = 0; i < c->n_map; i++)
+                    if (a >= c->map[i].addr && a < c->map[i].addr + c->map[i].rows * c->map[i].cols)
+                        rn = c->map[i].name;
+                int k = snprintf(err + used, err_size - used,
+                                 "UB word %u (%s): simulator 0x%04X, predicted 0x%04X", a, rn, v,
+                                 c->pred[a]);
+                if (k > 0 && (size_t)k < err_size - used)
+                    used += (size_t)k;
+            }
+            bad++;
+        }
+    }
+    uint64_t wp = 0;
+    npk_reg_read(m, "wp", &wp);
+    if (wp != c->words) {
+        if (!bad)
+            snprintf(err, err_size, "wp = %llu after the run, planned %u",
+                     (unsigned long long)wp, c->words);
+        bad++;
+    }
+out:
+    npk_destroy(m);
+    return bad;
+}
+
+void tt_compiled_print_map(const tt_net *net, const tt_compiled *c, FILE *out)
+{
+    fprintf(out, "# memory map (UB words, skew order = row-major for <= 2 columns)\n");
+    fprintf(out, "# %-6s %-6s %-5s %-20s %-6s %s\n", "addr", "end", "step", "name", "kind",
+            "shape");
+    for (size_t i = 0; i < c->n_map; i++) {
+        const tt_region *r = &c->map[i];
+        char st[16];
+        if (r->step < 0)
+            snprintf(st, sizeof st, "load");
+        else if ((unsigned)r->step == net->steps)
+            snprintf(st, sizeof st, "eval");
+        else
+            snprintf(st, sizeof st, "%d", r->step + 1);
+        fprintf(out, "  %-6u %-6u %-5s %-20s %-6s %ux%u\n", r->addr,
+                r->addr + r->rows * r->cols - 1, st, r->name, tt_region_kind_names[r->kind],
+                r->rows, r->cols);
+    }
+    /* junk ranges, merged */
+    fprintf(out, "# junk:");
+    unsigned js = 0, je = 0, n = 0, have = 0;
+    for (size_t i = 0; i <= c->n_map; i++) {
+        const tt_region *r = i < c->n_map ? &c->map[i] : NULL;
+        if (r && r->kind == TT_R_JUNK && have && r->addr == je) {
+            je += r->rows * r->cols;
+            continue;
+        }
+        if (have)
+            fprintf(out, " %u-%u", js, je - 1), n += je - js, have = 0;
+        if (r && r->kind == TT_R_JUNK)
+            js = r->addr, je = r->addr + r->rows * r->cols, have = 1;
+    }
+    fprintf(out, "%s (%u words)\n", n ? "" : " none", n);
+    fprintf(out, "# words used: %u of %u\n", c->words, net->ub_words);
+}

@@ -1,0 +1,104 @@
+/* tinytpu schedule compiler (shared/spec/tinytpu.md Part E): an MLP training step (or several)
+ * turned into a cycle-exact program, a memory map and the Q8.8 prediction of every UB word the
+ * program writes. Library code: no exit, no globals; errors come back as messages.
+ * The description format and the pass templates are documented in docs/tinytpu-compiler.md. */
+#ifndef NPK_TINYTPU_COMPILE_H
+#define NPK_TINYTPU_COMPILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "targets/tinytpu/tinytpu.h"
+
+#define TT_NET_MAX_LAYERS 16u
+
+/* Where the last layer's bias is updated (rule 6). */
+typedef enum tt_bias_mode {
+    TT_BIAS_AUTO,        /* in the transition pass; the identity pass when B >= 8 or tiled */
+    TT_BIAS_TRANSITION,  /* in the transition pass (rejected when B >= 8) */
+    TT_BIAS_IDENTITY     /* a pass-through pass over a host-loaded identity matrix */
+} tt_bias_mode;
+
+/* An MLP training job (the description file, or built in code). Matrices are row-major int16
+ * Q8.8 patterns: X is B x d[0], Y is B x d[L], W[l] is d[l+1] x d[l] (out x in, torch layout),
+ * b[l] has d[l+1] entries (layer l + 1 of the spec is index l here). */
+typedef struct tt_net {
+    unsigned N, ub_words;
+    unsigned L;                          /* layers */
+    unsigned d[TT_NET_MAX_LAYERS + 1];   /* widths d0 .. dL */
+    unsigned B;                          /* batch */
+    uint16_t alpha, lr, inv;
+    int inv_set;                         /* inv given (else round(2/B * 256)) */
+    unsigned steps;                      /* training steps (>= 1) */
+    int eval;                            /* append a forward pass after the last step */
+    tt_bias_mode bias_mode;
+    tt_format format;                    /* output format: limits checked (B3/B4) */
+    int16_t *X, *Y;
+    int16_t *W[TT_NET_MAX_LAYERS], *b[TT_NET_MAX_LAYERS];
+} tt_net;
+
+/* Parse a description (docs/tinytpu-compiler.md). `name` is the file name for messages.
+ * Returns 0, or -1 with "name:line: message" in err. net is initialised by the call; free it
+ * with tt_net_free either way. */
+int tt_net_parse(const char *src, const char *name, tt_net *net, char *err, size_t err_size);
+void tt_net_free(tt_net *net);
+/* Allocate the matrices for the shape already set in net (L, d, B); values 0. 0 or -1. */
+int tt_net_alloc(tt_net *net);
+
+/* Memory-map entry kinds. */
+typedef enum tt_region_kind { TT_R_DATA, TT_R_PARAM, TT_R_RESULT, TT_R_JUNK, TT_R_HELPER }
+    tt_region_kind;
+extern const char *const tt_region_kind_names[5]; /* data param result junk helper */
+
+typedef struct tt_region {
+    char name[32];       /* "X", "Y", "W1", "b1", "H1", "dZ2", "dW1 tile 0", "I" */
+    tt_region_kind kind;
+    int step;            /* training step (0-based); -1 for host-loaded data and parameters,
+                            `steps` for the final evaluation pass */
+    unsigned addr, rows, cols;   /* rows x cols words at addr: blocks of N rows (batch tiles),
+                                    each in skew order (A8); row-major when cols <= 2 */
+} tt_region;
+
+typedef struct tt_compiled {
+    tt_program prog;     /* one record per cycle; cycle 1 is a reset cycle; lr on every cycle */
+    tt_region *map;
+    size_t n_map;
+    unsigned words;      /* UB words the program writes: 0 .. words - 1 */
+    uint16_t *pred;      /* predicted final UB contents (ub_words entries; 0 beyond `words`) */
+    size_t cycles;       /* = prog.n */
+    size_t step_cycles;  /* cycles of one training step (the first; all are equal) */
+    size_t load_cycles;  /* reset + host load */
+    uint16_t lr, inv;    /* settings used (inv: the 2/B level) */
+    int identity_bias;   /* rule 6 chosen */
+    double *loss;        /* per step: mean squared error of the Q8.8 model's forward output H_L
+                            (the machine computes the same H_L; it is not written to the UB) */
+    double eval_loss;    /* the same for the evaluation pass (when net->eval) */
+} tt_compiled;
+
+/* Compile net. Returns 0, or -1 with a message in err (limits, UB capacity, word-format field
+ * limits). out is initialised by the call; free it with tt_compiled_free either way. */
+int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size);
+void tt_compiled_free(tt_compiled *c);
+
+/* Run c's program on a fresh simulator (lanes, ub_words and lr from net) and compare every word
+ * 0 .. words - 1 (and wp) with the prediction. Returns the number of mismatching words (0 = the
+ * self-check of rule 11 passed), or -1 when the run itself failed; details in err. If ub is not
+ * NULL it receives the simulated UB (ub_words entries). */
+long tt_compiled_check(const tt_net *net, const tt_compiled *c, uint16_t *ub, char *err,
+                       size_t err_size);
+
+/* Print the memory map (one line per region), the junk ranges and the totals. */
+void tt_compiled_print_map(const tt_net *net, const tt_compiled *c, FILE *out);
+
+/* The region named `name` of step `step` (-1 for host-loaded ones), or NULL. */
+const tt_region *tt_compiled_find(const tt_compiled *c, const char *name, int step);
+
+/* Q8.8 arithmetic of spec A3 (shared with tools and tests). */
+int tt_q_mul(int a, int b);
+int tt_q_add(int a, int b);
+int tt_q_sub(int a, int b);
+/* Decimal (or 0x raw bits) to Q8.8 with A3 rounding: ties to even, then saturate. 0 or -1. */
+int tt_q_parse(const char *s, int16_t *out);
+
+#endif
