@@ -17,6 +17,9 @@
  * column 1 = 1*2.0 + 1*0 = 2.0 (0200) at edge 9. With S = 0 the VPU outputs are valid during
  * cycles 9 and 10 (trace "V 8 0 0180", "V 9 1 0200") and appended at edges 9 and 10 at wp = 6
  * and 7. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp */
+#include <unistd.h>
+
 #include "tt_prog.h"
 
 static const char *const expected =
@@ -69,6 +72,50 @@ int main(void)
     NPK_CHECK_EQ_U64(ub_word(m, 6), 0x0180);
     NPK_CHECK_EQ_U64(ub_word(m, 7), 0x0200);
     npk_destroy(m);
+
+    /* the same run with a VCD: header, one #10k and one #10k+5 timestamp per cycle, clk
+     * toggling, and the first VPU result (lane 0 = 0180) at edge 8 (time 80): vpu_data_0 is
+     * cycle k's VPU output at time 10k, and the output is valid during cycle 9 */
+    char path[] = "/tmp/npk_tt_vcd_XXXXXX";
+    int fd = mkstemp(path);
+    NPK_CHECK(fd >= 0);
+    if (fd >= 0)
+        close(fd);
+    char spec[128];
+    snprintf(spec, sizeof spec, "tinytpu:vcd=%s", path);
+    m = pb_machine(&b, spec);
+    NPK_CHECK(npk_run(m, 0, &stop) == NPK_OK && stop.reason == NPK_STOP_EXIT);
+    npk_destroy(m);
+    FILE *v = fopen(path, "r");
+    NPK_CHECK(v != NULL);
+    if (v) {
+        char line[256];
+        unsigned stamps = 0, defs = 0, vars = 0, found = 0;
+        char vpu_id[8] = "";
+        long t = -1;
+        while (fgets(line, sizeof line, v)) {
+            char id[8], name[64];
+            unsigned bits;
+            if (sscanf(line, "$var wire %u %7s %63s $end", &bits, id, name) == 3) {
+                vars++;
+                if (!strcmp(name, "vpu_data_0"))
+                    snprintf(vpu_id, sizeof vpu_id, "%s", id);
+            }
+            defs += strncmp(line, "$enddefinitions", 15) == 0;
+            if (line[0] == '#')
+                stamps++, t = atol(line + 1);
+            char want[32];
+            snprintf(want, sizeof want, "b110000000 %s\n", vpu_id);
+            if (t == 90 && vpu_id[0] && !strcmp(line, want))
+                found = 1;
+        }
+        fclose(v);
+        NPK_CHECK_EQ_U64(defs, 1);
+        NPK_CHECK_EQ_U64(stamps, 2 * 10);
+        NPK_CHECK(vars > 20);
+        NPK_CHECK(found); /* 0x0180 = 110000000b during cycle 9 */
+    }
+    remove(path);
     tt_program_free(&b.p);
     return npk_test_done();
 }
