@@ -326,14 +326,11 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
      *    and GD units have used the output registers. */
     unsigned beats = 0;
     tt_chan *ch = s->ch;
-    int act[TT_N_CHANNELS] = {0};
+    /* which channels do a beat at this edge: only channels with state can (ch_dirty) */
     unsigned act_bits = 0;
     for (unsigned ci = 0, d = s->ch_dirty; d; ci++, d >>= 1)
-        if (d & 1) {
-            act[ci] = chan_active(&ch[ci]);
-            act_bits |= (unsigned)act[ci] << ci;
-        }
-    int g6_runs = !act[TT_CH_GBIAS] && act[TT_CH_GWEIGHT];
+        act_bits |= (unsigned)((d & 1) && chan_active(&ch[ci])) << ci;
+#define ACT(ci) (act_bits >> (ci) & 1)
 
     /* 4c. GD units (A10), from the values during the cycle (per lane, in place) */
     if (window || s->done[0] || (N > 1 && s->done[N - 1]) || N > 2)
@@ -365,25 +362,30 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
                 tt_pe *n = &nx[r * N + j];
                 const tt_pe *up = r ? &pe[(r - 1) * N + j] : NULL;
                 const tt_pe *left = j ? &pe[r * N + j - 1] : NULL;
-                uint16_t en = (uint16_t)-(uint16_t)(s->E[j] != 0); /* 0xFFFF when enabled */
-                uint8_t v = (uint8_t)((up ? up->vout : left ? left->vout : s->in_v[0]) & en);
-                uint8_t sw = (uint8_t)((up ? up->swout : left ? left->swout : w->sw) & en);
-                uint16_t vm = (uint16_t)-(uint16_t)v;
-                uint16_t wm = (uint16_t)(-(uint16_t)s->w_v[j] & en);
-                uint16_t win = up ? up->wout : s->w_d[j];
+                /* 6. the latch after the edge (A4.3) is open when the switch source holds 1
+                 *    now: PE(0,0) this word's bit, the others the neighbour's new swout
+                 *    (computed earlier in this row-major walk) */
+                int open = r ? nx[(r - 1) * N + j].swout : j ? nx[j - 1].swout : w->sw;
+                if (!s->E[j]) { /* disabled (E changes rarely): cleared, psum kept */
+                    n->xout = n->shadow = n->wout = 0;
+                    n->vout = n->swout = 0;
+                    n->active = 0;
+                    n->psum = c->psum;
+                    continue;
+                }
+                uint8_t v = up ? up->vout : left ? left->vout : s->in_v[0];
+                uint8_t sw = up ? up->swout : left ? left->swout : w->sw;
                 uint16_t x = left ? left->xout : s->in_d[r];
+                uint16_t win = up ? up->wout : s->w_d[j];
+                uint16_t wm = (uint16_t)-(uint16_t)s->w_v[j];
                 uint16_t mac = qadd(qmul(x, c->active), up ? up->psum : 0);
-                uint16_t shadow = (uint16_t)(((win & wm) | (c->shadow & ~wm)) & en);
+                uint16_t shadow = (uint16_t)((win & wm) | (c->shadow & ~wm));
                 n->vout = v, n->swout = sw;
                 n->shadow = shadow;
                 n->wout = win & wm;
-                n->xout = (uint16_t)(((x & vm) | (c->xout & ~vm)) & en);
-                n->psum = (uint16_t)((mac & vm) | (c->psum & ~en)); /* disabled: keeps psum */
-                /* 6. the latch after the edge (A4.3): open when the switch source holds 1 now
-                 *    (PE(0,0): this word's bit; the others: the neighbour's new swout, computed
-                 *    earlier in this row-major walk) */
-                int open = r ? nx[(r - 1) * N + j].swout : j ? nx[j - 1].swout : w->sw;
-                n->active = open ? shadow : c->active & en;
+                n->xout = v ? x : c->xout;
+                n->psum = v ? mac : 0;
+                n->active = open ? shadow : c->active;
                 macs += v;
             }
         s->pe = nx, s->pe_next = (tt_pe *)pe;
@@ -392,15 +394,15 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
     /* 4b. channel beats (in place: each channel's next state depends only on its own). A
      *     channel that did no beat clears its state and outputs; after that it is at rest
      *     until the next issue (ch_dirty). */
-    if (s->ch_dirty & ~act_bits & 0x1Fu)
-        for (unsigned ci = 0; ci <= TT_CH_H; ci++)
-            if ((s->ch_dirty & ~act_bits) >> ci & 1)
-                memset(&ch[ci], 0, sizeof ch[ci]);
+    /* channels 0..4 with state but no beat: state and outputs cleared, then at rest */
+    for (unsigned rest = s->ch_dirty & ~act_bits & 0x1Fu, ci = 0; rest; ci++, rest >>= 1)
+        if (rest & 1)
+            memset(&ch[ci], 0, sizeof ch[ci]);
     /* input channel: lanes 0 -> N-1 if T, else N-1 -> 0; sequential */
     if (s->ch_dirty & 1u << TT_CH_INPUT) {
         tt_chan *c = &ch[TT_CH_INPUT];
         unsigned any = 0;
-        if (act[TT_CH_INPUT]) {
+        if (ACT(TT_CH_INPUT)) {
             for (unsigned jj = 0; jj < N; jj++) {
                 unsigned i = c->T ? jj : N - 1 - jj, on = lane_on(c, i);
                 UB_READ_IF(on, TT_CH_INPUT, i, (uint16_t)c->ptr, s->in_d[i]);
@@ -418,7 +420,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
     if (s->ch_dirty & 1u << TT_CH_WEIGHT) {
         tt_chan *c = &ch[TT_CH_WEIGHT];
         unsigned any = 0;
-        if (act[TT_CH_WEIGHT]) {
+        if (ACT(TT_CH_WEIGHT)) {
             if (N == 2) { /* the RTL's pointer walk (A7.4) */
                 int32_t step_ = c->T ? (int32_t)c->skip : -(int32_t)c->skip;
                 for (unsigned jj = 0; jj < N; jj++) {
@@ -452,7 +454,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
     if (s->ch_dirty & 1u << TT_CH_BIAS) {
         tt_chan *c = &ch[TT_CH_BIAS];
         unsigned any = 0;
-        if (act[TT_CH_BIAS]) {
+        if (ACT(TT_CH_BIAS)) {
             for (unsigned i = 0; i < N; i++) {
                 unsigned on = lane_on(c, i);
                 UB_READ_IF(on, TT_CH_BIAS, i, (uint16_t)(c->ptr + i), s->bias_r[i]);
@@ -472,7 +474,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         tt_chan *c = &ch[ci];
         uint16_t *dst = ci == TT_CH_Y ? s->y_r : s->h_r;
         unsigned any = 0;
-        if (act[ci]) {
+        if (ACT(ci)) {
             for (unsigned i = N; i-- > 0;) {
                 unsigned on = lane_on(c, i);
                 UB_READ_IF(on, ci, i, (uint16_t)c->ptr, dst[i]);
@@ -491,10 +493,11 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
     if (s->ch_dirty & (1u << TT_CH_GBIAS | 1u << TT_CH_GWEIGHT)) {
         tt_chan *g5 = &ch[TT_CH_GBIAS], *g6 = &ch[TT_CH_GWEIGHT];
         unsigned any = 0;
-        if (!act[TT_CH_GBIAS] && !g6_runs)
+        int g6_runs = !ACT(TT_CH_GBIAS) && ACT(TT_CH_GWEIGHT);
+        if (!ACT(TT_CH_GBIAS) && !g6_runs)
             for (unsigned i = 0; i < N; i++)
                 s->old_r[i] = 0;
-        if (act[TT_CH_GBIAS]) {
+        if (ACT(TT_CH_GBIAS)) {
             for (unsigned i = 0; i < N; i++) {
                 unsigned on = lane_on(g5, i);
                 UB_READ_IF(on, TT_CH_GBIAS, i, (uint16_t)(g5->ptr + i), s->old_r[i]);
@@ -516,6 +519,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         }
         beats += any;
     }
+#undef ACT
 
     /* 5. commit the UB writes in list order, wp, gptr, E, the PEs */
     for (unsigned i = 0; i < nw; i++) {
@@ -618,19 +622,6 @@ static void trace_edge(tt_state *s, FILE *f, uint64_t k, unsigned nw)
         trace_regs(s, f, k);
 }
 
-/* One copy of the edge for N = 2 (constant: the lane loops unroll) and one for any N. */
-static int step_2(npk_machine *m, tt_state *s, const tt_cycle *w, uint64_t k, npk_stop *stop,
-                  npk_obs *obs)
-{
-    return step_n(m, s, w, k, stop, obs, 2);
-}
-
-static int step_any(npk_machine *m, tt_state *s, const tt_cycle *w, uint64_t k, npk_stop *stop,
-                    npk_obs *obs)
-{
-    return step_n(m, s, w, k, stop, obs, s->N);
-}
-
 /* ---- the run loop --------------------------------------------------------------------------- */
 
 static int kind_of(const tt_cycle *c)
@@ -646,6 +637,29 @@ static int kind_of(const tt_cycle *c)
     return TT_K_IDLE;
 }
 
+/* The fast loop for N lanes: no observers, the edge inlined (N = 2 gets its own copy). */
+static int fast_loop_2(npk_machine *m, tt_state *s, uint64_t max, npk_stop *stop,
+                                   uint64_t *done)
+{
+    while (s->pc < s->prog.n && (!max || *done < max)) {
+        if (step_n(m, s, &s->prog.c[s->pc], s->pc + 1, stop, NULL, 2) == STOPPED)
+            return STOPPED;
+        s->pc++, ++*done;
+    }
+    return OK;
+}
+
+static int fast_loop_any(npk_machine *m, tt_state *s, uint64_t max, npk_stop *stop,
+                         uint64_t *done)
+{
+    while (s->pc < s->prog.n && (!max || *done < max)) {
+        if (step_n(m, s, &s->prog.c[s->pc], s->pc + 1, stop, NULL, s->N) == STOPPED)
+            return STOPPED;
+        s->pc++, ++*done;
+    }
+    return OK;
+}
+
 npk_status tt_run(npk_machine *m, void *state, uint64_t max, npk_stop *stop)
 {
     tt_state *s = state;
@@ -654,22 +668,25 @@ npk_status tt_run(npk_machine *m, void *state, uint64_t max, npk_stop *stop)
     if (s->vcd_path && !s->vcd && tt_vcd_open(m, s) != NPK_OK)
         return NPK_ERR_IO;
     uint64_t done = 0;
-    int (*const step)(npk_machine *, tt_state *, const tt_cycle *, uint64_t, npk_stop *,
-                      npk_obs *) = s->N == 2 ? step_2 : step_any;
-    while (s->pc < s->prog.n && (!max || done < max)) {
-        const tt_cycle *c = &s->prog.c[s->pc];
-        uint64_t k = s->pc + 1;
-        if (step(m, s, c, k, stop, obs) == STOPPED)
-            break;
-        if (obs) {
+    if (!obs) {
+        if (s->N == 2)
+            fast_loop_2(m, s, max, stop, &done);
+        else
+            fast_loop_any(m, s, max, stop, &done);
+    } else {
+        while (s->pc < s->prog.n && (!max || done < max)) {
+            const tt_cycle *c = &s->prog.c[s->pc];
+            uint64_t k = s->pc + 1;
+            if (step_n(m, s, c, k, stop, obs, s->N) == STOPPED)
+                break;
             o->insns++;
             o->cycles = k;
             o->count[kind_of(c)]++;
             if (s->vcd)
                 tt_vcd_edge(s, k, c);
+            s->pc++;
+            done++;
         }
-        s->pc++;
-        done++;
     }
     if (stop->reason == NPK_STOP_FAULT) {
         if (o->trace)
