@@ -276,8 +276,6 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
                        s->lastH[i]);
         s->vpu_quiet = (uint8_t)quiet;
     }
-    const tt_chan *c5 = &s->ch[TT_CH_GBIAS], *c6 = &s->ch[TT_CH_GWEIGHT];
-    const int window = c5->t < (uint16_t)(c5->R + c5->C) || c6->t < (uint16_t)(c6->R + c6->C);
 
     /* 4a. the UB write list: appends (lanes N-1 .. 0; the VPU wins a lane over the host),
      *     then GD write-backs from the GD registers during the cycle */
@@ -307,7 +305,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
             }
     }
     uint16_t gptr = s->gptr;
-    for (unsigned j = 0; j < N; j++) {
+    for (unsigned j = 0; j < N && s->gd_busy; j++) {
         unsigned i = s->mode ? N - 1 - j : j; /* weight mode: lanes N-1 .. 0 */
         if (!s->done[i])
             continue;
@@ -321,9 +319,8 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         s->wr_lane[nw++] = (uint16_t)i;
     }
 
-    /* 4b (checks first). Channel beats read the UB as it was during the cycle, so every read
-     *    is range-checked before anything is changed; the beats themselves run after the PEs
-     *    and GD units have used the output registers. */
+    /* 4b comes after 4c and 4d: the channel beats rewrite the output registers that the GD
+     *    units and the PEs read during the cycle. */
     unsigned beats = 0;
     tt_chan *ch = s->ch;
     /* which channels do a beat at this edge: only channels with state can (ch_dirty) */
@@ -332,14 +329,21 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         act_bits |= (unsigned)((d & 1) && chan_active(&ch[ci])) << ci;
 #define ACT(ci) (act_bits >> (ci) & 1)
 
-    /* 4c. GD units (A10), from the values during the cycle (per lane, in place) */
-    if (window || s->done[0] || (N > 1 && s->done[N - 1]) || N > 2)
+    /* 4c. GD units (A10), from the values during the cycle (per lane, in place). With no VPU
+     *     beat and nothing done they stay at rest (done = 0, upd = 0). */
+    if (any_out || s->gd_busy) {
+        const tt_chan *c5 = &s->ch[TT_CH_GBIAS], *c6 = &s->ch[TT_CH_GWEIGHT];
+        unsigned window = c5->t < (uint16_t)(c5->R + c5->C) || c6->t < (uint16_t)(c6->R + c6->C);
+        unsigned busy = 0;
         for (unsigned i = 0; i < N; i++) {
-            uint8_t gv = (uint8_t)((unsigned)window & s->out_v[i]);
+            uint8_t gv = (uint8_t)(window & s->out_v[i]);
             uint16_t a = (s->mode == 0 && s->done[i]) ? s->upd[i] : s->old_r[i];
             s->upd[i] = (uint16_t)(qsub(a, qmul(s->out_d[i], lr)) & -(uint16_t)gv);
             s->done[i] = gv;
+            busy |= gv;
         }
+        s->gd_busy = (uint8_t)busy;
+    }
 
     /* 4d. the PEs (A4.2), using E, the input and weight registers during the cycle; written
      *     with masks rather than branches (valid bits change from cycle to cycle) */
@@ -552,7 +556,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         obs->busy[TT_U_VPU] += any_out != 0;
         obs->busy[TT_U_UB_READ] += beats != 0;
         obs->busy[TT_U_UB_WRITE] += nw != 0;
-        obs->busy[TT_U_GD] += window != 0;
+        obs->busy[TT_U_GD] += s->gd_busy; /* a GD unit registered an update */
         if (obs->trace)
             trace_edge(s, obs->trace, k, nw);
     }

@@ -87,6 +87,7 @@ typedef struct tt_state {
     int gating;                  /* setting gating=0 steps everything (tests compare) */
     unsigned pe_idle;            /* edges since the array's inputs were last active (capped) */
     uint8_t vpu_quiet;           /* the VPU stages are at rest */
+    uint8_t gd_busy;             /* some GD unit has done = 1 */
     unsigned ch_dirty;           /* bit c: channel c's state or outputs may be nonzero */
 
     /* scratch for one step */
