@@ -169,6 +169,7 @@ static int issue(npk_machine *m, tt_state *s, const tt_cycle *w, uint64_t k, npk
         c->R = w->rows, c->C = w->cols;
         break;
     }
+    s->ch_live = (s->ch_live & ~(1u << sel)) | (unsigned)(1u < (uint32_t)c->R + c->C) << sel;
     return OK;
 }
 
@@ -323,11 +324,12 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
      *    units and the PEs read during the cycle. */
     unsigned beats = 0;
     tt_chan *ch = s->ch;
-    /* which channels do a beat at this edge: only channels with state can (ch_dirty) */
-    unsigned act_bits = 0;
-    for (unsigned ci = 0, d = s->ch_dirty; d; ci++, d >>= 1)
-        act_bits |= (unsigned)((d & 1) && chan_active(&ch[ci])) << ci;
+    /* which channels do a beat at this edge (kept as a mask: issue and every beat update it) */
+    const unsigned act_bits = s->ch_live; /* = bit c set iff chan_active(&ch[c]) */
 #define ACT(ci) (act_bits >> (ci) & 1)
+#define RELIVE(ci, c)                                                                          \
+    (s->ch_live = (s->ch_live & ~(1u << (ci))) |                                             \
+                  (unsigned)((uint32_t)(c)->t + 1 < (uint32_t)(c)->R + (c)->C) << (ci))
 
     /* 4c. GD units (A10), from the values during the cycle (per lane, in place). With no VPU
      *     beat and nothing done they stay at rest (done = 0, upd = 0). */
@@ -352,9 +354,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
      * been idle for 2N edges: valid and switch bits leave it within 2N - 2 edges, weights within
      * N - 1, and a PE without a valid input zeroes its psum (disabled PEs are cleared at once).
      * Then an edge with idle inputs changes nothing. */
-    unsigned idle_in = !s->in_v[0] && !w->sw;
-    for (unsigned j = 0; j < N; j++)
-        idle_in &= !s->w_v[j];
+    unsigned idle_in = !s->in_v[0] && !w->sw && !s->w_any;
     s->pe_idle = idle_in ? s->pe_idle + (s->pe_idle <= 2 * N) : 0; /* this edge included */
     int pe_skip = s->gating && s->pe_idle > 2 * N;
     if (!pe_skip) {
@@ -414,6 +414,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
                 c->ptr = (uint16_t)(c->ptr + on);
             }
             c->t++;
+            RELIVE(TT_CH_INPUT, c);
         } else {
             for (unsigned i = 0; i < N; i++)
                 s->in_d[i] = 0, s->in_v[i] = 0;
@@ -448,11 +449,13 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
                 }
             }
             c->t++;
+            RELIVE(TT_CH_WEIGHT, c);
         } else {
             for (unsigned i = 0; i < N; i++)
                 s->w_d[i] = 0, s->w_v[i] = 0;
         }
         beats += any;
+        s->w_any = (uint8_t)any; /* some weight lane valid (any is 0 after a clear) */
     }
     /* bias channel: lane i repeats mem[ptr + i] */
     if (s->ch_dirty & 1u << TT_CH_BIAS) {
@@ -465,6 +468,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
                 any |= on;
             }
             c->t++;
+            RELIVE(TT_CH_BIAS, c);
         } else {
             for (unsigned i = 0; i < N; i++)
                 s->bias_r[i] = 0;
@@ -486,6 +490,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
                 any |= on;
             }
             c->t++;
+            RELIVE(ci, c);
         } else {
             for (unsigned i = 0; i < N; i++)
                 dst[i] = 0;
@@ -508,6 +513,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
                 any |= on;
             }
             g5->t++;
+            RELIVE(TT_CH_GBIAS, g5);
         } else if (g6_runs) {
             for (unsigned i = N; i-- > 0;) {
                 unsigned on = lane_on(g6, i);
@@ -516,6 +522,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
                 any |= on;
             }
             g6->t++;
+            RELIVE(TT_CH_GWEIGHT, g6);
         } else {
             memset(g5, 0, sizeof *g5);
             memset(g6, 0, sizeof *g6);
@@ -524,6 +531,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         beats += any;
     }
 #undef ACT
+#undef RELIVE
 
     /* 5. commit the UB writes in list order, wp, gptr, E, the PEs */
     for (unsigned i = 0; i < nw; i++) {

@@ -57,7 +57,9 @@ void tt_reset_state(tt_state *s)
     s->pe_idle = 2 * s->N + 1; /* everything is zero: at rest */
     s->vpu_quiet = 1;
     s->gd_busy = 0;
+    s->w_any = 0;
     s->ch_dirty = 0;
+    s->ch_live = 0;
     /* not cleared (A11): PE psum (kept at 0 here: unobservable), mode, gptr, the levels */
 }
 

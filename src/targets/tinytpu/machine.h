@@ -88,7 +88,9 @@ typedef struct tt_state {
     unsigned pe_idle;            /* edges since the array's inputs were last active (capped) */
     uint8_t vpu_quiet;           /* the VPU stages are at rest */
     uint8_t gd_busy;             /* some GD unit has done = 1 */
+    uint8_t w_any;               /* some weight lane valid */
     unsigned ch_dirty;           /* bit c: channel c's state or outputs may be nonzero */
+    unsigned ch_live;            /* bit c: channel c does a beat at the next edge (A7.2) */
 
     /* scratch for one step */
     uint16_t out_d[TT_MAX_N];
