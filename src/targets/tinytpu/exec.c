@@ -232,50 +232,49 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
      *    lane by lane (lanes are independent; out[] keeps the output for 4a and 4c) */
     const tt_pe *bottom = s->pe + (size_t)(N - 1) * N;
     int any_out = 0;
-    int vpu_skip = s->gating && s->vpu_quiet;
-    for (unsigned i = 0; i < N && vpu_skip; i++)
-        vpu_skip = !bottom[i].vout && !bottom[i].psum && !s->y_r[i]; /* LOSS stays 0 too */
-    if (vpu_skip)
+    unsigned vpu_in = 0; /* anything entering: a bottom-row valid or psum, a Y register */
+    for (unsigned i = 0; i < N; i++)
+        vpu_in |= bottom[i].vout | bottom[i].psum | s->y_r[i];
+    int vpu_skip = s->gating && s->vpu_quiet && !vpu_in; /* then LOSS stays 0 too */
+    if (vpu_skip) {
         for (unsigned i = 0; i < N; i++)
             s->out_v[i] = 0;
-    if (!vpu_skip)
-    for (unsigned i = 0; i < N; i++) {
-        uint16_t d = bottom[i].psum;
-        uint8_t v = bottom[i].vout;
-        uint16_t x1d = p & TT_PW_BIAS ? s->st_d[0][i] : d;
-        uint8_t x1v = p & TT_PW_BIAS ? s->st_v[0][i] : v;
-        uint16_t x2d = p & TT_PW_LRELU ? s->st_d[1][i] : x1d;
-        uint8_t x2v = p & TT_PW_LRELU ? s->st_v[1][i] : x1v;
-        uint16_t x3d = p & TT_PW_LOSS ? s->st_d[2][i] : x2d;
-        uint8_t x3v = p & TT_PW_LOSS ? s->st_v[2][i] : x2v;
-        s->out_d[i] = p & TT_PW_DERIV ? s->st_d[3][i] : x3d;
-        s->out_v[i] = p & TT_PW_DERIV ? s->st_v[3][i] : x3v;
-        any_out |= s->out_v[i];
-        uint16_t lrel_now = s->st_d[1][i];
-        /* BIAS, LREL, LOSS, DERIV, lastH: each computed, then masked by its valid (valid bits
-         * change from cycle to cycle, so no branches on them) */
-        unsigned b_on = (unsigned)((p >> 3) & 1) & v;
-        s->st_d[0][i] = (uint16_t)(qadd(d, s->bias_r[i]) & -(uint16_t)b_on);
-        s->st_v[0][i] = (uint8_t)b_on;
-        unsigned l_on = (unsigned)((p >> 2) & 1) & x1v;
-        uint16_t lrelu = sv(x1d) >= 0 ? x1d : qmul(x1d, alpha);
-        s->st_d[1][i] = (uint16_t)(lrelu & -(uint16_t)l_on);
-        s->st_v[1][i] = (uint8_t)l_on;
-        s->st_d[2][i] = qmul(qsub(p & TT_PW_LOSS ? x2d : 0, s->y_r[i]), q);
-        s->st_v[2][i] = p & TT_PW_LOSS ? x2v : 0;
-        uint16_t hsel = p & TT_PW_LOSS ? s->lastH[i] : s->h_r[i];
-        uint16_t deriv = sv(hsel) >= 0 ? x3d : qmul(x3d, alpha);
-        s->st_d[3][i] = (uint16_t)(deriv & -(uint16_t)x3v);
-        s->st_v[3][i] = x3v;
-        s->lastH[i] = p & TT_PW_LOSS ? lrel_now : 0;
-    }
-    if (!vpu_skip) {
-        int quiet = 1;
-        for (unsigned i = 0; i < N; i++)
-            quiet &= !(s->st_v[0][i] | s->st_v[1][i] | s->st_v[2][i] | s->st_v[3][i] |
-                       s->st_d[0][i] | s->st_d[1][i] | s->st_d[2][i] | s->st_d[3][i] |
-                       s->lastH[i]);
-        s->vpu_quiet = (uint8_t)quiet;
+    } else {
+        unsigned nz = 0;
+        for (unsigned i = 0; i < N; i++) {
+            uint16_t d = bottom[i].psum;
+            uint8_t v = bottom[i].vout;
+            uint16_t x1d = p & TT_PW_BIAS ? s->st_d[0][i] : d;
+            uint8_t x1v = p & TT_PW_BIAS ? s->st_v[0][i] : v;
+            uint16_t x2d = p & TT_PW_LRELU ? s->st_d[1][i] : x1d;
+            uint8_t x2v = p & TT_PW_LRELU ? s->st_v[1][i] : x1v;
+            uint16_t x3d = p & TT_PW_LOSS ? s->st_d[2][i] : x2d;
+            uint8_t x3v = p & TT_PW_LOSS ? s->st_v[2][i] : x2v;
+            s->out_d[i] = p & TT_PW_DERIV ? s->st_d[3][i] : x3d;
+            s->out_v[i] = p & TT_PW_DERIV ? s->st_v[3][i] : x3v;
+            any_out |= s->out_v[i];
+            uint16_t lrel_now = s->st_d[1][i];
+            /* BIAS, LREL, LOSS, DERIV, lastH: each computed, then masked by its valid (valid
+             * bits change from cycle to cycle, so no branches on them) */
+            unsigned b_on = (unsigned)((p >> 3) & 1) & v;
+            uint16_t bias = (uint16_t)(qadd(d, s->bias_r[i]) & -(uint16_t)b_on);
+            unsigned l_on = (unsigned)((p >> 2) & 1) & x1v;
+            uint16_t lrelu = (uint16_t)((sv(x1d) >= 0 ? x1d : qmul(x1d, alpha)) &
+                                        -(uint16_t)l_on);
+            uint16_t loss = qmul(qsub(p & TT_PW_LOSS ? x2d : 0, s->y_r[i]), q);
+            uint8_t loss_v = p & TT_PW_LOSS ? x2v : 0;
+            uint16_t hsel = p & TT_PW_LOSS ? s->lastH[i] : s->h_r[i];
+            uint16_t deriv = (uint16_t)((sv(hsel) >= 0 ? x3d : qmul(x3d, alpha)) &
+                                        -(uint16_t)x3v);
+            uint16_t lasth = p & TT_PW_LOSS ? lrel_now : 0;
+            s->st_d[0][i] = bias, s->st_v[0][i] = (uint8_t)b_on;
+            s->st_d[1][i] = lrelu, s->st_v[1][i] = (uint8_t)l_on;
+            s->st_d[2][i] = loss, s->st_v[2][i] = loss_v;
+            s->st_d[3][i] = deriv, s->st_v[3][i] = x3v;
+            s->lastH[i] = lasth;
+            nz |= b_on | l_on | loss_v | x3v | bias | lrelu | loss | deriv | lasth;
+        }
+        s->vpu_quiet = !nz;
     }
 
     /* 4a. the UB write list: appends (lanes N-1 .. 0; the VPU wins a lane over the host),
@@ -354,34 +353,34 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
      * been idle for 2N edges: valid and switch bits leave it within 2N - 2 edges, weights within
      * N - 1, and a PE without a valid input zeroes its psum (disabled PEs are cleared at once).
      * Then an edge with idle inputs changes nothing. */
-    unsigned idle_in = !s->in_v[0] && !w->sw && !s->w_any;
+    unsigned idle_in = (s->in_v[0] | w->sw | s->w_any) == 0;
     s->pe_idle = idle_in ? s->pe_idle + (s->pe_idle <= 2 * N) : 0; /* this edge included */
     int pe_skip = s->gating && s->pe_idle > 2 * N;
     if (!pe_skip) {
         const tt_pe *pe = s->pe;
         tt_pe *nx = s->pe_next;
-        for (unsigned r = 0; r < N; r++)
-            for (unsigned j = 0; j < N; j++) {
+        /* column by column: E, the weight lane and its valid are per column */
+        for (unsigned j = 0; j < N; j++) {
+            if (!s->E[j]) { /* disabled (E changes rarely): cleared, psum kept */
+                for (unsigned r = 0; r < N; r++) {
+                    tt_pe *n = &nx[r * N + j];
+                    n->xout = n->shadow = n->wout = 0;
+                    n->vout = n->swout = 0;
+                    n->active = 0;
+                    n->psum = pe[r * N + j].psum;
+                }
+                continue;
+            }
+            const uint16_t wm = (uint16_t)-(uint16_t)s->w_v[j];
+            for (unsigned r = 0; r < N; r++) {
                 const tt_pe *c = &pe[r * N + j];
                 tt_pe *n = &nx[r * N + j];
                 const tt_pe *up = r ? &pe[(r - 1) * N + j] : NULL;
                 const tt_pe *left = j ? &pe[r * N + j - 1] : NULL;
-                /* 6. the latch after the edge (A4.3) is open when the switch source holds 1
-                 *    now: PE(0,0) this word's bit, the others the neighbour's new swout
-                 *    (computed earlier in this row-major walk) */
-                int open = r ? nx[(r - 1) * N + j].swout : j ? nx[j - 1].swout : w->sw;
-                if (!s->E[j]) { /* disabled (E changes rarely): cleared, psum kept */
-                    n->xout = n->shadow = n->wout = 0;
-                    n->vout = n->swout = 0;
-                    n->active = 0;
-                    n->psum = c->psum;
-                    continue;
-                }
                 uint8_t v = up ? up->vout : left ? left->vout : s->in_v[0];
                 uint8_t sw = up ? up->swout : left ? left->swout : w->sw;
                 uint16_t x = left ? left->xout : s->in_d[r];
                 uint16_t win = up ? up->wout : s->w_d[j];
-                uint16_t wm = (uint16_t)-(uint16_t)s->w_v[j];
                 uint16_t mac = qadd(qmul(x, c->active), up ? up->psum : 0);
                 uint16_t shadow = (uint16_t)((win & wm) | (c->shadow & ~wm));
                 n->vout = v, n->swout = sw;
@@ -389,9 +388,14 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
                 n->wout = win & wm;
                 n->xout = v ? x : c->xout;
                 n->psum = v ? mac : 0;
+                /* 6. the latch after the edge (A4.3) is open when the switch source holds 1
+                 *    now: PE(0,0) this word's bit, the others the neighbour's new swout
+                 *    (PE(r-1, j) and PE(0, j-1) come earlier in this column-major walk) */
+                int open = r ? nx[(r - 1) * N + j].swout : j ? nx[j - 1].swout : w->sw;
                 n->active = open ? shadow : c->active;
                 macs += v;
             }
+        }
         s->pe = nx, s->pe_next = (tt_pe *)pe;
     }
 
