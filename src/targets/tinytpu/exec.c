@@ -173,10 +173,6 @@ static int issue(npk_machine *m, tt_state *s, const tt_cycle *w, uint64_t k, npk
     return OK;
 }
 
-static inline int chan_active(const tt_chan *c)
-{
-    return (uint32_t)c->t + 1 < (uint32_t)c->R + c->C;
-}
 static inline int lane_active(const tt_chan *c, unsigned i)
 {
     return i <= c->t && c->t < (uint32_t)c->R + i && i < c->C;
@@ -324,7 +320,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
     unsigned beats = 0;
     tt_chan *ch = s->ch;
     /* which channels do a beat at this edge (kept as a mask: issue and every beat update it) */
-    const unsigned act_bits = s->ch_live; /* = bit c set iff chan_active(&ch[c]) */
+    const unsigned act_bits = s->ch_live; /* bit c set iff t + 1 < R + C for channel c */
 #define ACT(ci) (act_bits >> (ci) & 1)
 #define RELIVE(ci, c)                                                                          \
     (s->ch_live = (s->ch_live & ~(1u << (ci))) |                                             \
