@@ -52,10 +52,6 @@ static int range_error(npk_machine *m, tt_state *s, npk_stop *stop, uint64_t k, 
     return STOPPED;
 }
 
-static const char *const ch_src[TT_N_CHANNELS] = {
-    "input channel", "weight channel", "bias channel", "Y channel", "H channel",
-    "grad-bias channel", "grad-weight channel"};
-
 #if defined(__GNUC__)
 #define TT_COLD __attribute__((cold, noinline))
 #define TT_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -68,7 +64,7 @@ static TT_COLD int read_error(npk_machine *m, tt_state *s, npk_stop *stop, uint6
                               int64_t a, unsigned chan, unsigned lane)
 {
     char src[64];
-    snprintf(src, sizeof src, "%s, lane %u", ch_src[chan], lane);
+    snprintf(src, sizeof src, "%s channel, lane %u", tt_channel_names[chan], lane);
     return range_error(m, s, stop, k, a, 0, src);
 }
 
@@ -129,9 +125,9 @@ static int issue(npk_machine *m, tt_state *s, const tt_cycle *w, uint64_t k, npk
         return OK;
     if ((uint32_t)w->rows + w->cols >= 65536u) { /* C4.3 */
         npk_stop_set(stop, NPK_STOP_FAULT, s->pc,
-                     "tinytpu: cycle %llu: read on the %s with rows + cols = %u: at least "
+                     "tinytpu: cycle %llu: read on the %s channel with rows + cols = %u: at least "
                      "65536 would wrap the RTL's 16-bit counters",
-                     (unsigned long long)k, ch_src[sel], (unsigned)w->rows + w->cols);
+                     (unsigned long long)k, tt_channel_names[sel], (unsigned)w->rows + w->cols);
         return STOPPED;
     }
     (void)m;
