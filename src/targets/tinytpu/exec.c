@@ -174,6 +174,50 @@ static inline int lane_active(const tt_chan *c, unsigned i)
     return i <= c->t && c->t < (uint32_t)c->R + i && i < c->C;
 }
 
+/* 3. The VPU lanes during the cycle (A9.2) and the stage registers' next values (A9.3), for
+ *    pathway p (a constant in each copy). Returns whether any lane's output is valid. */
+TT_ALWAYS_INLINE unsigned vpu_lanes(tt_state *s, const tt_pe *bottom, const unsigned N,
+                                    const unsigned p, const uint16_t alpha, const uint16_t q)
+{
+    unsigned any_out = 0;
+    unsigned nz = 0;
+    for (unsigned i = 0; i < N; i++) {
+        uint16_t d = bottom[i].psum;
+        uint8_t v = bottom[i].vout;
+        uint16_t x1d = p & TT_PW_BIAS ? s->st_d[0][i] : d;
+        uint8_t x1v = p & TT_PW_BIAS ? s->st_v[0][i] : v;
+        uint16_t x2d = p & TT_PW_LRELU ? s->st_d[1][i] : x1d;
+        uint8_t x2v = p & TT_PW_LRELU ? s->st_v[1][i] : x1v;
+        uint16_t x3d = p & TT_PW_LOSS ? s->st_d[2][i] : x2d;
+        uint8_t x3v = p & TT_PW_LOSS ? s->st_v[2][i] : x2v;
+        s->out_d[i] = p & TT_PW_DERIV ? s->st_d[3][i] : x3d;
+        s->out_v[i] = p & TT_PW_DERIV ? s->st_v[3][i] : x3v;
+        any_out |= s->out_v[i];
+        uint16_t lrel_now = s->st_d[1][i];
+        /* BIAS, LREL, LOSS, DERIV, lastH: each computed, then masked by its valid (valid
+         * bits change from cycle to cycle, so no branches on them) */
+        unsigned b_on = (unsigned)((p >> 3) & 1) & v;
+        uint16_t bias = (uint16_t)(qadd(d, s->bias_r[i]) & -(uint16_t)b_on);
+        unsigned l_on = (unsigned)((p >> 2) & 1) & x1v;
+        uint16_t lrelu = (uint16_t)((sv(x1d) >= 0 ? x1d : qmul(x1d, alpha)) &
+                                    -(uint16_t)l_on);
+        uint16_t loss = qmul(qsub(p & TT_PW_LOSS ? x2d : 0, s->y_r[i]), q);
+        uint8_t loss_v = p & TT_PW_LOSS ? x2v : 0;
+        uint16_t hsel = p & TT_PW_LOSS ? s->lastH[i] : s->h_r[i];
+        uint16_t deriv = (uint16_t)((sv(hsel) >= 0 ? x3d : qmul(x3d, alpha)) &
+                                    -(uint16_t)x3v);
+        uint16_t lasth = p & TT_PW_LOSS ? lrel_now : 0;
+        s->st_d[0][i] = bias, s->st_v[0][i] = (uint8_t)b_on;
+        s->st_d[1][i] = lrelu, s->st_v[1][i] = (uint8_t)l_on;
+        s->st_d[2][i] = loss, s->st_v[2][i] = loss_v;
+        s->st_d[3][i] = deriv, s->st_v[3][i] = x3v;
+        s->lastH[i] = lasth;
+        nz |= b_on | l_on | loss_v | x3v | bias | lrelu | loss | deriv | lasth;
+    }
+    s->vpu_quiet = !nz;
+    return any_out;
+}
+
 /* ---- one edge ------------------------------------------------------------------------------- */
 
 static void trace_edge(tt_state *s, FILE *f, uint64_t k, unsigned nw);
@@ -232,41 +276,17 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         for (unsigned i = 0; i < N; i++)
             s->out_v[i] = 0;
     } else {
-        unsigned nz = 0;
-        for (unsigned i = 0; i < N; i++) {
-            uint16_t d = bottom[i].psum;
-            uint8_t v = bottom[i].vout;
-            uint16_t x1d = p & TT_PW_BIAS ? s->st_d[0][i] : d;
-            uint8_t x1v = p & TT_PW_BIAS ? s->st_v[0][i] : v;
-            uint16_t x2d = p & TT_PW_LRELU ? s->st_d[1][i] : x1d;
-            uint8_t x2v = p & TT_PW_LRELU ? s->st_v[1][i] : x1v;
-            uint16_t x3d = p & TT_PW_LOSS ? s->st_d[2][i] : x2d;
-            uint8_t x3v = p & TT_PW_LOSS ? s->st_v[2][i] : x2v;
-            s->out_d[i] = p & TT_PW_DERIV ? s->st_d[3][i] : x3d;
-            s->out_v[i] = p & TT_PW_DERIV ? s->st_v[3][i] : x3v;
-            any_out |= s->out_v[i];
-            uint16_t lrel_now = s->st_d[1][i];
-            /* BIAS, LREL, LOSS, DERIV, lastH: each computed, then masked by its valid (valid
-             * bits change from cycle to cycle, so no branches on them) */
-            unsigned b_on = (unsigned)((p >> 3) & 1) & v;
-            uint16_t bias = (uint16_t)(qadd(d, s->bias_r[i]) & -(uint16_t)b_on);
-            unsigned l_on = (unsigned)((p >> 2) & 1) & x1v;
-            uint16_t lrelu = (uint16_t)((sv(x1d) >= 0 ? x1d : qmul(x1d, alpha)) &
-                                        -(uint16_t)l_on);
-            uint16_t loss = qmul(qsub(p & TT_PW_LOSS ? x2d : 0, s->y_r[i]), q);
-            uint8_t loss_v = p & TT_PW_LOSS ? x2v : 0;
-            uint16_t hsel = p & TT_PW_LOSS ? s->lastH[i] : s->h_r[i];
-            uint16_t deriv = (uint16_t)((sv(hsel) >= 0 ? x3d : qmul(x3d, alpha)) &
-                                        -(uint16_t)x3v);
-            uint16_t lasth = p & TT_PW_LOSS ? lrel_now : 0;
-            s->st_d[0][i] = bias, s->st_v[0][i] = (uint8_t)b_on;
-            s->st_d[1][i] = lrelu, s->st_v[1][i] = (uint8_t)l_on;
-            s->st_d[2][i] = loss, s->st_v[2][i] = loss_v;
-            s->st_d[3][i] = deriv, s->st_v[3][i] = x3v;
-            s->lastH[i] = lasth;
-            nz |= b_on | l_on | loss_v | x3v | bias | lrelu | loss | deriv | lasth;
+        /* one copy of the lanes per pathway (a level, constant over a pass): the stages a
+         * pathway bypasses cost nothing */
+        switch (p & 15) {
+#define TT_VPU_CASE(pw)                                                                          \
+    case pw: any_out = vpu_lanes(s, bottom, N, pw, alpha, q); break;
+            TT_VPU_CASE(0) TT_VPU_CASE(1) TT_VPU_CASE(2) TT_VPU_CASE(3) TT_VPU_CASE(4)
+            TT_VPU_CASE(5) TT_VPU_CASE(6) TT_VPU_CASE(7) TT_VPU_CASE(8) TT_VPU_CASE(9)
+            TT_VPU_CASE(10) TT_VPU_CASE(11) TT_VPU_CASE(12) TT_VPU_CASE(13) TT_VPU_CASE(14)
+            default: any_out = vpu_lanes(s, bottom, N, 15, alpha, q); break;
+#undef TT_VPU_CASE
         }
-        s->vpu_quiet = !nz;
     }
 
     /* 4a. the UB write list: appends (lanes N-1 .. 0; the VPU wins a lane over the host),
