@@ -268,10 +268,13 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
      *    lane by lane (lanes are independent; out[] keeps the output for 4a and 4c) */
     const tt_pe *bottom = s->pe + (size_t)(N - 1) * N;
     int any_out = 0;
-    unsigned vpu_in = 0; /* anything entering: a bottom-row valid or psum, a Y register */
-    for (unsigned i = 0; i < N; i++)
-        vpu_in |= bottom[i].vout | bottom[i].psum | s->y_r[i];
-    int vpu_skip = s->gating && s->vpu_quiet && !vpu_in; /* then LOSS stays 0 too */
+    int vpu_skip = 0;
+    if (s->vpu_quiet && s->gating) {
+        unsigned vpu_in = 0; /* anything entering: a bottom-row valid or psum, a Y register */
+        for (unsigned i = 0; i < N; i++)
+            vpu_in |= bottom[i].vout | bottom[i].psum | s->y_r[i];
+        vpu_skip = !vpu_in; /* then LOSS stays 0 too */
+    }
     if (vpu_skip) {
         for (unsigned i = 0; i < N; i++)
             s->out_v[i] = 0;
@@ -415,9 +418,10 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
      *     channel that did no beat clears its state and outputs; after that it is at rest
      *     until the next issue (ch_dirty). */
     /* channels 0..4 with state but no beat: state and outputs cleared, then at rest */
-    for (unsigned rest = s->ch_dirty & ~act_bits & 0x1Fu, ci = 0; rest; ci++, rest >>= 1)
-        if (rest & 1)
-            memset(&ch[ci], 0, sizeof ch[ci]);
+    if (s->ch_dirty & ~act_bits & 0x1Fu)
+        for (unsigned rest = s->ch_dirty & ~act_bits & 0x1Fu, ci = 0; rest; ci++, rest >>= 1)
+            if (rest & 1)
+                memset(&ch[ci], 0, sizeof ch[ci]);
     /* input channel: lanes 0 -> N-1 if T, else N-1 -> 0; sequential */
     if (s->ch_dirty & 1u << TT_CH_INPUT) {
         tt_chan *c = &ch[TT_CH_INPUT];
