@@ -86,14 +86,7 @@ int main(int argc, char **argv)
         int8_t *A = malloc((size_t)M * Kd), *B = malloc((size_t)Kd * N);
         int32_t *C = malloc(sizeof *C * M * N), *R = malloc(sizeof *R * M * N);
         uint8_t *img = malloc(p.end), *work = malloc(p.end);
-        uint64_t x = 88172645463325252ull;
-        for (size_t i = 0; i < (size_t)M * Kd + (size_t)Kd * N; i++) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            if (i < (size_t)M * Kd)
-                A[i] = (int8_t)x;
-            else
-                B[i - (size_t)M * Kd] = (int8_t)x;
-        }
+        onpu_gemm_random(M, N, Kd, A, B, 88172645463325252ull);
         onpu_gemm_pack(&p, A, B, img);
         char *prog = onpu_gemm_program(&p, NULL);
         npk_machine *m = onpu_gemm_machine("opennpu", p.end, err, sizeof err);

@@ -465,11 +465,7 @@ static int demo_opennpu(const demo *d)
     int rc = 1;
     if (!A || !B || !C || !R || !img || !work)
         goto out;
-    uint64_t x = 0x2545F4914F6CDD1Dull;
-    for (size_t i = 0; i < (size_t)M * Kd + (size_t)Kd * N; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        *(i < (size_t)M * Kd ? &A[i] : &B[i - (size_t)M * Kd]) = (int8_t)(x >> 24);
-    }
+    onpu_gemm_random(M, N, Kd, A, B, 0x2545F4914F6CDD1Dull);
     onpu_gemm_pack(&p, A, B, img);
     prog = onpu_gemm_program(&p, &cnt);
     m = npk_cli_machine("npukit demo", "opennpu:mem_size=1M", NULL);

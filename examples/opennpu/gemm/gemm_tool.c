@@ -115,15 +115,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "onpu-gemm: out of memory\n");
         return 1;
     }
-    uint64_t s = 0x9E3779B97F4A7C15ull * (seed + 1);
-    for (size_t i = 0; i < (size_t)M * Kd + (size_t)Kd * N; i++) {
-        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-        int8_t v = (int8_t)(s >> 24);
-        if (i < (size_t)M * Kd)
-            A[i] = v;
-        else
-            B[i - (size_t)M * Kd] = v;
-    }
+    onpu_gemm_random(M, N, Kd, A, B, 0x9E3779B97F4A7C15ull * (seed + 1));
     onpu_gemm_pack(&p, A, B, img);
     onpu_gemm_ref(M, N, Kd, A, B, R);
     onpu_gemm_counts cnt;

@@ -117,6 +117,15 @@ void onpu_gemm_unpack_c(const onpu_gemm_plan *p, const uint8_t *mem, int32_t *C)
     }
 }
 
+void onpu_gemm_random(unsigned M, unsigned N, unsigned Kd, int8_t *A, int8_t *B, uint64_t seed)
+{
+    uint64_t x = seed ? seed : 1;
+    for (size_t i = 0; i < (size_t)M * Kd + (size_t)Kd * N; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        *(i < (size_t)M * Kd ? &A[i] : &B[i - (size_t)M * Kd]) = (int8_t)(x >> 24);
+    }
+}
+
 void onpu_gemm_ref(unsigned M, unsigned N, unsigned Kd, const int8_t *A, const int8_t *B,
                    int32_t *C)
 {

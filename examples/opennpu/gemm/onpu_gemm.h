@@ -86,6 +86,10 @@ void onpu_gen_clobber(onpu_gen *g, unsigned vr);            /* VR vr was written
 /* The text (malloc'd; NULL when out of memory) and counts; frees the builder. */
 char *onpu_gen_finish(onpu_gen *g, onpu_gemm_counts *counts);
 
+/* Seeded random int8 matrices A (M x Kd) then B (Kd x N), row-major (xorshift64, byte 3 of
+ * each state; the same seed gives the same matrices everywhere). */
+void onpu_gemm_random(unsigned M, unsigned N, unsigned Kd, int8_t *A, int8_t *B, uint64_t seed);
+
 /* Host reference: C = A * B exactly (int32; Kd * 128 * 128 < 2^31 for Kd < 131072). */
 void onpu_gemm_ref(unsigned M, unsigned N, unsigned Kd, const int8_t *A, const int8_t *B,
                    int32_t *C);

@@ -13,7 +13,7 @@
 
 #define Q88_FRAC_DIGITS 200 /* exact digits; later ones only decide an exact tie (sticky) */
 
-int tt_parse_q88(const char *s, size_t len, uint16_t *out)
+static int parse_q88(const char *s, size_t len, bool allow_int, uint16_t *out)
 {
     if (!s || !len)
         return -1;
@@ -63,7 +63,7 @@ int tt_parse_q88(const char *s, size_t len, uint16_t *out)
     }
     if (!ndig)
         return -1;
-    if (!point && ip != 0)
+    if (!point && ip != 0 && !allow_int)
         return -1; /* a bare integer: raw bits or a value? refused (see tinytpu.h) */
     /* fraction * 256 = carry + remaining fraction, digit by digit from the right */
     uint32_t carry = 0;
@@ -95,6 +95,16 @@ int tt_parse_q88(const char *s, size_t len, uint16_t *out)
         v = -32768;
     *out = (uint16_t)(int16_t)v;
     return 0;
+}
+
+int tt_parse_q88(const char *s, size_t len, uint16_t *out)
+{
+    return parse_q88(s, len, false, out);
+}
+
+int tt_parse_q88_value(const char *s, size_t len, uint16_t *out)
+{
+    return parse_q88(s, len, true, out);
 }
 
 /* ---- the assembler --------------------------------------------------------------------------- */

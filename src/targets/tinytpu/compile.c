@@ -6,60 +6,36 @@
 #include "targets/tinytpu/compile.h"
 
 #include <ctype.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "npukit/npukit.h"
+#include "num/num.h"
 #include "targets/tinytpu/machine.h"
 
 const char *const tt_region_kind_names[5] = {"data", "param", "result", "junk", "helper"};
 
-/* ---- Q8.8 (A3) ------------------------------------------------------------------------------ */
-static int qsat(long v)
-{
-    return v > 32767 ? 32767 : v < -32768 ? -32768 : (int)v;
-}
+/* ---- Q8.8 (A3): src/num's rules, on int values --------------------------------------------- */
 int tt_q_mul(int a, int b)
 {
-    long p = (long)a * b + 128; /* floor((a*b + 128) / 256) */
-    long q = p >= 0 ? p / 256 : -((-p + 255) / 256);
-    return qsat(q);
+    return npk_q88_mul((int16_t)a, (int16_t)b, NPK_QR_HALF_UP);
 }
 int tt_q_add(int a, int b)
 {
-    return qsat((long)a + b);
+    return npk_q88_add((int16_t)a, (int16_t)b);
 }
 int tt_q_sub(int a, int b)
 {
-    return qsat((long)a - b);
+    return npk_q88_sub((int16_t)a, (int16_t)b);
 }
 
 int tt_q_parse(const char *s, int16_t *out)
 {
-    if (!s || !*s)
+    uint16_t v;
+    if (!s || tt_parse_q88_value(s, strlen(s), &v))
         return -1;
-    char *end;
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-        if (!isxdigit((unsigned char)s[2]))
-            return -1;
-        unsigned long v = strtoul(s + 2, &end, 16);
-        if (*end || v > 0xFFFF || end - s > 6)
-            return -1;
-        *out = (int16_t)(v >= 0x8000 ? (long)v - 65536 : (long)v);
-        return 0;
-    }
-    const char *p = s;
-    if (*p == '+' || *p == '-')
-        p++;
-    if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1])))
-        return -1;
-    double v = strtod(s, &end);
-    if (*end || end == s || v != v)
-        return -1;
-    double r = nearbyint(v * 256.0); /* default rounding mode: ties to even */
-    *out = (int16_t)(r > 32767 ? 32767 : r < -32768 ? -32768 : (int)r);
+    *out = (int16_t)v;
     return 0;
 }
 
@@ -577,8 +553,7 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
     if (net->inv_set) {
         out->inv = net->inv;
     } else {
-        double r = nearbyint(512.0 / B);
-        out->inv = (uint16_t)(r > 32767 ? 32767 : r);
+        out->inv = (uint16_t)npk_q88_from_double(2.0 / B); /* A3: ties to even, saturated */
     }
 
     /* ---- capacity (rules 2, 10) ---- */

@@ -241,7 +241,8 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
     const uint16_t alpha = w->leak, q = w->inv, lr = w->lr;
     const uint16_t *const ub = s->ub;
     const uint32_t ub_words = s->ub_words;
-    s->n_rd = 0;
+    if (obs)
+        s->n_rd = 0; /* trace_reads' R lines of this edge */
 
     /* 1. issue and the column-size flag */
     int issued = 0;
@@ -560,7 +561,8 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         s->ub[s->wr_addr[i]] = s->wr_val[i];
     }
     s->wp = wp;
-    s->n_wr = nw;
+    if (obs)
+        s->n_wr = nw; /* for the VCD's write port */
     if (s->mode)
         s->gptr = gptr;
     if (cs_flag) /* 4e. E from the flag during the cycle (A5.5) */

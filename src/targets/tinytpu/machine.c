@@ -91,25 +91,6 @@ static void tt_destroy(void *state)
     free(s);
 }
 
-/* A Q8.8 setting: raw bits as 0x.... or a decimal number (ties to even, saturated, A3). */
-static int parse_q88(const char *v, uint16_t *out)
-{
-    char *end;
-    errno = 0;
-    if ((v[0] == '0' && (v[1] == 'x' || v[1] == 'X'))) {
-        unsigned long x = strtoul(v, &end, 16);
-        if (*end || errno || x > 0xFFFF)
-            return -1;
-        *out = (uint16_t)x;
-        return 0;
-    }
-    double d = strtod(v, &end);
-    if (end == v || *end || errno)
-        return -1;
-    *out = (uint16_t)npk_q88_from_double(d);
-    return 0;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -137,7 +118,7 @@ static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out
         return st;
     uint16_t lr = 0;
     const char *lv = npk_config_take(cfg, "lr");
-    if (lv && parse_q88(lv, &lr))
+    if (lv && tt_parse_q88_value(lv, strlen(lv), &lr))
         return npk_fail(m, NPK_ERR_ARG,
                         "tinytpu: lr=%s is not a Q8.8 value (raw bits 0x0000..0xFFFF or a "
                         "decimal number such as 0.75)", lv);

@@ -143,6 +143,9 @@ int tt_listing(const char *src, const char *name, unsigned N, uint16_t lr0, FILE
  * rounding (ties to even) then saturation; "0" is also accepted. Returns 0, or -1 (not a Q8.8
  * value; a bare integer other than 0 is refused). */
 int tt_parse_q88(const char *s, size_t len, uint16_t *out);
+/* The same conversion where a bare integer is a value (settings such as lr=1, the compiler's
+ * description files): "3" is 3.0. */
+int tt_parse_q88_value(const char *s, size_t len, uint16_t *out);
 /* Does cycle cur issue a read (A7.8)? prev is the cycle before it, or NULL before cycle 1; reset
  * cycles count as F = 0 (and never issue). */
 int tt_read_issues(const tt_cycle *prev, const tt_cycle *cur);
