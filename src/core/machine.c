@@ -118,6 +118,11 @@ static void target_list(char *buf, size_t n)
     }
 }
 
+void *npk_target_state(npk_machine *m, const npk_target *t)
+{
+    return m && m->target == t ? m->state : NULL;
+}
+
 npk_status npk_create(npk_machine **out, const char *spec, const char *config, char *err,
                       size_t err_size)
 {

@@ -107,6 +107,10 @@ npk_status npk_symbol_add_elf(npk_machine *m, const char *name, uint64_t value, 
                               int local);
 void npk_symbols_clear(npk_machine *m);
 
+/* The state of machine m if it was created for target t (a target's public API uses this to
+ * find its context), else NULL. */
+void *npk_target_state(npk_machine *m, const npk_target *t);
+
 /* Observers of this machine (NULL-free; check npk_obs_active before using). */
 npk_obs *npk_observers(npk_machine *m);
 

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# pccx through the npukit command: the example programs run, assemble and disassemble back to
+# the same words; --stats, --trace and a --timeline that is valid trace-event JSON with a track
+# per engine; and the bad programs of the issue (reserved opcode, out-of-range L2 address, shape
+# mismatch, CVO length too long, empty weight stream) stop with a clear message and exit status.
+# usage: pccx_cli.sh NPUKIT JSON_CHECK SOURCE_DIR
+set -u
+NPK=$1 JSON=$2 SRC=$3
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok()  { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+# expect STATUS PATTERN -- command...: exit status and a fixed string in stdout+stderr
+expect() {
+  local want=$1 pat=$2; shift 3
+  "$@" >"$T/out" 2>&1
+  local got=$?
+  if [ "$got" != "$want" ]; then bad "$* -> exit $got, want $want"; sed 's/^/    /' "$T/out" | head -20 >&2; return; fi
+  if [ -n "$pat" ] && ! grep -qF -- "$pat" "$T/out"; then
+    bad "$* -> output lacks '$pat'"; sed 's/^/    /' "$T/out" | head -20 >&2; return
+  fi
+  ok
+}
+EX=$SRC/examples/pccx
+
+# --- the examples run; statistics and trace ---
+for f in softmax.s rmsnorm_base.s rmsnorm_ext.s gemv_int4.s gemm_int4.s; do
+  expect 0 "program exited with status 0" -- "$NPK" run -t pccx "$EX/$f" --stats
+done
+expect 0 "gemv dst=0x300, src=0x40, size=5, shape=4, findemax, w_scale" -- "$NPK" run -t pccx "$EX/softmax.s" --trace
+expect 0 "hp2_bytes" -- "$NPK" run -t pccx "$EX/softmax.s" --stats
+# §6.4 through the command line: the probabilities' first word (P = element 0x2400)
+expect 0 "l2:00004800:" -- "$NPK" run -t pccx "$EX/softmax.s" --dump l2:0x4800:16
+
+# --- timeline: valid JSON, one track per engine used ---
+expect 0 "" -- "$NPK" run -t pccx "$EX/gemv_int4.s" --timeline "$T/t.json"
+expect 0 "" -- "$JSON" "$T/t.json"
+for track in memset mem gemv port_b; do
+  grep -q "\"$track\"" "$T/t.json" && ok || bad "timeline lacks a track named $track"
+done
+
+# --- asm / disasm round trip of every example's words ---
+for f in softmax.s rmsnorm_base.s rmsnorm_ext.s gemv_int4.s gemm_int4.s; do
+  b=${f%.s}
+  expect 0 "" -- "$NPK" asm -t pccx:ext "$EX/$f" -o "$T/$b.bin"
+  expect 0 "" -- "$NPK" disasm -t pccx:ext -s "$T/$b.bin" -o "$T/$b.dis.s"
+  expect 0 "" -- "$NPK" asm -t pccx:ext "$T/$b.dis.s" -o "$T/$b.round.bin"
+  cmp -s "$T/$b.bin" "$T/$b.round.bin" && ok || bad "$f: disassembly does not reassemble to the same words"
+done
+expect 0 "memset fmap, idx=4, a=1, b=8, c=1" -- "$NPK" disasm -t pccx "$T/softmax.bin"
+
+# --- bad programs ---
+printf '    .word 0x5000000000000000\n' >"$T/opcode.s"
+expect 126 "PCCX_E_ILLEGAL_OPCODE at instruction 0 (word 0x5000000000000000" -- "$NPK" run -t pccx "$T/opcode.s"
+expect 0 "" -- "$NPK" run -t pccx:mode=hw-compat "$T/opcode.s"
+cat >"$T/range.s" <<'S'
+    memset fmap, idx=1, a=1, b=64, c=1
+    memcpy.h2l dst=0x1BFFF, aux=0, shape=1
+S
+expect 126 "PCCX_E_L2_RANGE at instruction 1" -- "$NPK" run -t pccx "$T/range.s"
+expect 126 "leave L2 (114688 words)" -- "$NPK" run -t pccx "$T/range.s"
+cat >"$T/shape.s" <<'S'
+.weight W, k=4, n=2
+  .scale 1, 1
+  .row 1, 1, 1, 1
+  .row 1, 1, 1, 1
+.endweight
+    memset fmap, idx=1, a=1, b=4, c=1
+    memset fmap, idx=2, a=2, b=2, c=1      ; X*Z = 2 != M = 1
+.wpush W
+    gemv dst=0x10, src=0, size=2, shape=1
+S
+expect 126 "PCCX_E_SHAPE at instruction 2" -- "$NPK" run -t pccx "$T/shape.s"
+printf '    exp src=0, dst=0x100, len=65536\n' >"$T/len.s"
+expect 125 "len.s:1:" -- "$NPK" run -t pccx "$T/len.s"
+expect 125 "65536" -- "$NPK" run -t pccx "$T/len.s"
+printf '    exp src=0, dst=0x100, len=0\n' >"$T/len0.s"
+expect 126 "PCCX_E_SHAPE" -- "$NPK" run -t pccx "$T/len0.s"
+cat >"$T/empty.s" <<'S'
+    memset fmap, idx=1, a=1, b=4, c=1
+    memset fmap, idx=2, a=1, b=2, c=1
+    gemv dst=0x10, src=0, size=2, shape=1
+S
+expect 126 "PCCX_E_WEIGHT_EMPTY at instruction 2" -- "$NPK" run -t pccx "$T/empty.s"
+expect 126 "the weight queue is empty" -- "$NPK" run -t pccx "$T/empty.s"
+printf '    tanh src=0, dst=0x100, len=4\n' >"$T/ext.s"
+expect 125 "ext.s:1:" -- "$NPK" run -t pccx "$T/ext.s"
+expect 0 "" -- "$NPK" run -t pccx:ext "$T/ext.s"
+expect 125 "unknown setting 'frob'" -- "$NPK" run -t pccx:frob "$T/ext.s"
+expect 125 "not a multiple of 16" -- "$NPK" run -t pccx:host_ddr_bytes=100 "$T/ext.s"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
