@@ -134,6 +134,18 @@ static void test_exact_sum(void)
         NPK_REPORT(elem(c, 8) == want[i], "exact sum case %d: 0x%04x, want 0x%04x\n", i,
                    elem(c, 8), want[i]);
     }
+    /* (1, 2^-8, 2^-24, 2^-60) . (1, 1, 1, 1): the exact sum is just above the binary32 midpoint
+     * 1 + 2^-8 + 2^-24, so RNE32 gives 1 + 2^-8 + 2^-23 and RNE16 then 1 + 2^-7 (0x3F81). A
+     * binary64 sum would drop 2^-60, land on the binary32 tie, round to even (1 + 2^-8) and then
+     * to the BF16 tie's even value 1.0 (0x3F80): the exponent span (60 + 12 + 2 > 53) must send
+     * this row to the exact accumulator. */
+    const int ones4[4] = {1, 1, 1, 1};
+    const uint16_t tie[4] = {0x3F80, 0x3B80, 0x3380, 0x2180};
+    NPK_CHECK(pccx_memset(c, 0, 3, 1, 4, 1) == PCCX_OK);
+    set_elems(c, 0, tie, 4);
+    NPK_CHECK(pccx_weight_push(c, tensor(c, 4, 1, ones4, s1)) == PCCX_OK);
+    NPK_CHECK(pccx_gemv(c, 1, 0, 0, 2, 3, 0) == PCCX_OK);
+    NPK_CHECK_EQ_U64(elem(c, 8), 0x3F81);
     /* an infinite activation times a zero weight is NaN -> 0x7FC0 */
     const int z[3] = {0, 1, 1};
     const uint16_t inf3[3] = {0x7F80, 0x3F80, 0x3F80};
