@@ -149,6 +149,7 @@ typedef struct pccx_stats {
     double seconds;                      /* cycles / f_core */
     uint64_t engine_busy[PCCX_N_ENGINES];   /* cycles from start to completion, summed */
     uint64_t engine_insns[PCCX_N_ENGINES];
+    uint64_t engine_idle[PCCX_N_ENGINES];   /* cycles - engine_busy */
     uint64_t port_b_busy;                /* cycles port B was granted */
     uint64_t acp_bytes;                  /* host <-> L2 bytes */
     uint64_t hp_bytes[4];                /* weight bytes per HP port */

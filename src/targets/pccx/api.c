@@ -366,6 +366,8 @@ int pccx_stats(const pccx_t *ctx, pccx_stats_t *out)
         return PCCX_E_ARG;
     memset(out, 0, sizeof *out);
     pccx_tm_stats(ctx->tm, out);
+    for (int e = 0; e < PCCX_N_ENGINES; e++)
+        out->engine_idle[e] = out->cycles - out->engine_busy[e];
     out->insns = ctx->issued;
     out->macs = ctx->macs;
     out->weights_streamed = ctx->weights;

@@ -15,7 +15,8 @@ extern const npk_target npk_target_pccx;
 static const char *const extras[PCCX_N_EXTRAS] = {
     "macs", "weights_streamed", "dropped", "port_b_busy", "acp_bytes", "hp0_bytes",
     "hp1_bytes", "hp2_bytes", "hp3_bytes", "stall_fifo_full", "stall_queue_full",
-    "stall_sync_wait", "hazard_wait", "exact_sum_fallback_dots"};
+    "stall_sync_wait", "hazard_wait", "exact_sum_fallback_dots", "idle_memset", "idle_mem",
+    "idle_gemv", "idle_gemm", "idle_cvo"};
 
 static const char *const units[PCCX_N_UNITS] = {"memset", "mem", "gemv", "gemm", "cvo",
                                                 "port_b", "front_end"};
@@ -367,7 +368,10 @@ static void set_extras(pccx_t *c)
     uint64_t v[PCCX_N_EXTRAS] = {c->macs, c->weights, st.dropped, st.port_b_busy,
                                  st.acp_bytes, st.hp_bytes[0], st.hp_bytes[1], st.hp_bytes[2],
                                  st.hp_bytes[3], st.stall_fifo_full, st.stall_queue_full,
-                                 st.stall_sync_wait, st.hazard_wait, c->exact_fallback};
+                                 st.stall_sync_wait, st.hazard_wait, c->exact_fallback,
+                                 st.cycles - st.engine_busy[0], st.cycles - st.engine_busy[1],
+                                 st.cycles - st.engine_busy[2], st.cycles - st.engine_busy[3],
+                                 st.cycles - st.engine_busy[4]};
     memcpy(o->extra, v, sizeof v);
 }
 

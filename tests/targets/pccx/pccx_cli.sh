@@ -36,9 +36,11 @@ expect 0 "l2:00004800:" -- "$NPK" run -t pccx "$EX/softmax.s" --dump l2:0x4800:1
 # --- timeline: valid JSON, one track per engine used ---
 expect 0 "" -- "$NPK" run -t pccx "$EX/gemv_int4.s" --timeline "$T/t.json"
 expect 0 "" -- "$JSON" "$T/t.json"
-for track in memset mem gemv port_b; do
-  grep -q "\"$track\"" "$T/t.json" && ok || bad "timeline lacks a track named $track"
+for track in memset mem gemv gemm cvo port_b front_end; do
+  grep -qF "\"name\":\"thread_name\",\"args\":{\"name\":\"$track\"}" "$T/t.json" &&
+    ok || bad "timeline lacks a track named $track"
 done
+expect 0 "idle_gemv" -- "$NPK" run -t pccx "$EX/gemv_int4.s" --stats
 
 # --- asm / disasm round trip of every example's words ---
 for f in softmax.s rmsnorm_base.s rmsnorm_ext.s gemv_int4.s gemm_int4.s; do
