@@ -1,7 +1,11 @@
 /* Exact accumulation of binary32 values and products into a 640-bit two's complement
  * fixed-point number (bit i weighs 2^(i-300)), rounded once by the shared engine. Products of
  * two binary32 values span 2^-298 .. 2^256, so 2^64 terms cannot overflow it. */
+#include <string.h>
+
 #include "num/xsum.h"
+#include "num/f32.h"
+#include "num/narrow.h"
 
 #include "num/round.h"
 
@@ -165,4 +169,71 @@ uint32_t npk_xsum_to_f32(const npk_xsum *s, npk_fenv *e)
         sticky |= v[i] != 0;
     return (uint32_t)npk__round_pack(&npk__fmt_f32, neg, lo - XSUM_BIAS, sig | (uint64_t)sticky, 0,
                                      e);
+}
+
+/* ---- exact BF16 x INT4 dot products (xsum.h) ------------------------------------------------ */
+
+static int i4(const uint8_t *w, uint64_t k)
+{
+    unsigned b = w[k / 2];
+    return (int)(((k & 1) ? b >> 4 : b & 15) ^ 8) - 8;
+}
+
+int npk_xdot_prepare(const uint16_t *a, uint64_t K, double *ad)
+{
+    int lo = 1000, hi = -1000;
+    for (uint64_t k = 0; k < K; k++) {
+        uint16_t h = a[k];
+        if ((h & 0x7F80) == 0x7F80)
+            return 0; /* infinity or NaN: the accumulator's special-value rules */
+        if (h & 0x7FFF) {
+            int be = (h >> 7) & 0xFF;
+            int e = (be ? be : 1) - 127 - 7; /* exponent of the last significand bit */
+            lo = e < lo ? e : lo;
+            hi = e > hi ? e : hi;
+        }
+    }
+    int lg = 0;
+    while (((uint64_t)1 << lg) < K)
+        lg++;
+    if (hi >= lo && (hi - lo) + 12 + lg > 53)
+        return 0;
+    for (uint64_t k = 0; k < K; k++) {
+        uint64_t d = npk_f32_to_f64bits(npk_bf16_to_f32(a[k])); /* exact */
+        memcpy(&ad[k], &d, sizeof d);
+    }
+    return 1;
+}
+
+uint32_t npk_xdot_bf16_i4_fast(const double *ad, const uint8_t *w, uint64_t K)
+{
+    /* Every partial sum is exact, so any order gives the exact sum; two chains for speed.
+     * Starting from -0 makes an exact zero -0 only when every product is -0 (IEEE addition:
+     * -0 + -0 = -0, -0 + +0 = +0, x + -x = +0). */
+    double s0 = -0.0, s1 = -0.0;
+    uint64_t k = 0;
+    for (; k + 1 < K; k += 2) {
+        unsigned b = w[k / 2];
+        s0 += ad[k] * (double)((int)((b & 15) ^ 8) - 8);
+        s1 += ad[k + 1] * (double)((int)((b >> 4) ^ 8) - 8);
+    }
+    if (k < K)
+        s0 += ad[k] * (double)i4(w, k);
+    double s = s0 + s1;
+    uint64_t bits;
+    memcpy(&bits, &s, sizeof bits);
+    npk_fenv e;
+    npk_fenv_init(&e, NPK_RM_RNE);
+    return npk_f64bits_to_f32(bits, &e);
+}
+
+uint32_t npk_xdot_bf16_i4_exact(const uint16_t *a, const uint8_t *w, uint64_t K)
+{
+    npk_xsum xs;
+    npk_fenv e;
+    npk_fenv_init(&e, NPK_RM_RNE);
+    npk_xsum_init(&xs);
+    for (uint64_t k = 0; k < K; k++)
+        npk_xsum_add_f32_mul(&xs, npk_bf16_to_f32(a[k]), npk_i32_to_f32(i4(w, k), &e));
+    return npk_xsum_to_f32(&xs, &e);
 }

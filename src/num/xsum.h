@@ -31,4 +31,19 @@ void npk_xsum_add_f32_mul(npk_xsum *s, uint32_t a, uint32_t b);
  * +0 otherwise (RDN: -0 unless every term was +0, as IEEE 754 addition). */
 uint32_t npk_xsum_to_f32(const npk_xsum *s, npk_fenv *e);
 
+/* Exact dot products of a row of K bfloat16 values with INT4 weights (4-bit two's complement,
+ * -8..7, packed two per byte: column 2j in the low nibble of byte j), rounded once to binary32
+ * with round-to-nearest-even: pccx's GEMV/GEMM term sum (ExactSum, §3.3), the zero-sign rule
+ * included (an exact zero is -0 only when every product is -0; a zero weight counts as +0).
+ *
+ * npk_xdot_prepare looks at the row once. Every product has at most 12 significant bits, so
+ * when (largest - smallest exponent of the rows' nonzero values' last significand bits)
+ * + 12 + ceil(log2 K) <= 53, every partial sum is exact in binary64: it converts the row to
+ * binary64 into ad[0..K) and returns 1, and npk_xdot_bf16_i4_fast gives the exact result in any
+ * order. Otherwise (or with an infinity or NaN in the row) it returns 0 and
+ * npk_xdot_bf16_i4_exact (the accumulator above) must be used. */
+int npk_xdot_prepare(const uint16_t *a, uint64_t K, double *ad);
+uint32_t npk_xdot_bf16_i4_fast(const double *ad, const uint8_t *w, uint64_t K);
+uint32_t npk_xdot_bf16_i4_exact(const uint16_t *a, const uint8_t *w, uint64_t K);
+
 #endif

@@ -6,23 +6,7 @@ set -u
 NPK=$1 JSON=$2 SRC=$3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-
-ok()   { pass=$((pass + 1)); }
-bad()  { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-
-# expect STATUS PATTERN -- command...: run, check the exit status and that PATTERN (fixed
-# string; empty = skip) appears in stdout+stderr.
-expect() {
-  local want=$1 pat=$2; shift 3
-  "$@" >"$T/out" 2>&1
-  local got=$?
-  if [ "$got" != "$want" ]; then bad "$* -> exit $got, want $want"; sed 's/^/    /' "$T/out" | head -20 >&2; return; fi
-  if [ -n "$pat" ] && ! grep -qF -- "$pat" "$T/out"; then
-    bad "$* -> output lacks '$pat'"; sed 's/^/    /' "$T/out" | head -20 >&2; return
-  fi
-  ok
-}
+. "$SRC/tests/cli/expect.sh"
 
 # --- help and usage ---
 expect 0 "usage: npukit <command>" -- "$NPK" --help
@@ -149,5 +133,4 @@ if "$NPK" demo --help | grep -q '^  rvnpu'; then
   expect 0 "NPU vs plain:" -- "$NPK" demo rvnpu
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -86,6 +86,61 @@ static uint32_t sum(const uint32_t *x, int n, npk_rm rm, unsigned *flags)
     return (uint32_t)i;
 }
 
+/* npk_xdot_*: where prepare allows the binary64 path it must equal the accumulator (random
+ * rows of BF16 values within 2^-20..2^20 and INT4 codes, signed zeros included); a row that
+ * needs more than binary64 (the tie case below) must be refused. */
+static void test_xdot(void)
+{
+    orc_rng r = {4242};
+    double ad[300];
+    uint16_t a[300];
+    uint8_t w[150];
+    unsigned long fast = 0, refused = 0;
+    for (int t = 0; t < 20000; t++) {
+        uint64_t K = 1 + orc_next(&r) % 300;
+        int span = (int)(orc_next(&r) % 41);
+        for (uint64_t k = 0; k < K; k++) {
+            uint64_t v = orc_next(&r);
+            a[k] = (uint16_t)((v & 1) << 15 | (uint16_t)((127 - span / 2 + (int)(v >> 8) % (span + 1)) << 7) |
+                              ((v >> 20) & 127));
+            if (v % 50 == 0)
+                a[k] &= 0x8000; /* a signed zero */
+        }
+        for (uint64_t j = 0; j < (K + 1) / 2; j++)
+            w[j] = (uint8_t)orc_next(&r);
+        uint32_t exact = npk_xdot_bf16_i4_exact(a, w, K);
+        if (npk_xdot_prepare(a, K, ad)) {
+            fast++;
+            NPK_REPORT(npk_xdot_bf16_i4_fast(ad, w, K) == exact, "xdot K %llu: fast 0x%08x, "
+                       "exact 0x%08x\n", (unsigned long long)K,
+                       npk_xdot_bf16_i4_fast(ad, w, K), exact);
+        } else {
+            refused++;
+        }
+    }
+    NPK_CHECK(fast > 1000 && refused > 1000);
+    /* (1, 2^-8, 2^-24, 2^-60) . (1, 1, 1, 1): exactly above the binary32 midpoint
+     * 1 + 2^-8 + 2^-24, so 1 + 2^-8 + 2^-23 = 0x3F808001; binary64 would lose 2^-60 */
+    const uint16_t tie[4] = {0x3F80, 0x3B80, 0x3380, 0x2180};
+    const uint8_t ones[2] = {0x11, 0x11};
+    NPK_CHECK(npk_xdot_prepare(tie, 4, ad) == 0);
+    NPK_CHECK_EQ_U64(npk_xdot_bf16_i4_exact(tie, ones, 4), 0x3F808001);
+    /* zero signs (§3.3): (-0, -0) . (1, 1) = -0 (every product -0); (-0, +0) . (1, 1) = +0 */
+    const uint16_t nz[2] = {0x8000, 0x8000}, mz[2] = {0x8000, 0x0000};
+    NPK_CHECK(npk_xdot_prepare(nz, 2, ad) == 1);
+    NPK_CHECK_EQ_U64(npk_xdot_bf16_i4_fast(ad, ones, 2), 0x80000000);
+    NPK_CHECK_EQ_U64(npk_xdot_bf16_i4_exact(nz, ones, 2), 0x80000000);
+    NPK_CHECK(npk_xdot_prepare(mz, 2, ad) == 1);
+    NPK_CHECK_EQ_U64(npk_xdot_bf16_i4_fast(ad, ones, 2), 0);
+    NPK_CHECK_EQ_U64(npk_xdot_bf16_i4_exact(mz, ones, 2), 0);
+    /* 1 x (-1) + 1 x (+1): nonzero products cancelling to an exact zero give +0 */
+    const uint16_t pm[2] = {0x3F80, 0x3F80};
+    const uint8_t w_pm[1] = {0x1F}; /* codes -1 (0xF) and +1 (0x1) */
+    NPK_CHECK(npk_xdot_prepare(pm, 2, ad) == 1);
+    NPK_CHECK_EQ_U64(npk_xdot_bf16_i4_fast(ad, w_pm, 2), 0);
+    NPK_CHECK_EQ_U64(npk_xdot_bf16_i4_exact(pm, w_pm, 2), 0);
+}
+
 int main(void)
 {
     long n = 200000;
@@ -93,6 +148,7 @@ int main(void)
     if (getenv("NPK_NUM_RANDOM"))
         n = atol(getenv("NPK_NUM_RANDOM")) / 5;
     test_random(n);
+    test_xdot();
     {
         /* pccx §3.3: 2^40 + 3 - 2^40 = 3 exactly */
         uint32_t x[] = {0x53800000, 0x40400000, 0xD3800000};

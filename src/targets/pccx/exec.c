@@ -129,71 +129,16 @@ static int exec_memcpy(pccx_t *c, const pccx_insn_t *d, pccx_fp *fp, char *msg, 
 
 /* ---- GEMV / GEMM (§6.4) --------------------------------------------------------------------- */
 
-/* Exponent of the last significand bit of a finite nonzero BF16 value (2^-133 for the
- * smallest subnormal), for the exactness test of §3.3. */
-static int bf16_lsb_exp(uint16_t h)
-{
-    int be = (h >> 7) & 0xFF;
-    return (be ? be : 1) - 127 - 7;
-}
-
-/* Is summing the products of row a (K BF16 values) with INT4 weights in binary64 exact
- * (§3.3 guidance: span of exponents + 12 bits + ceil(log2 K) <= 53)? Also false when a value
- * is an infinity or NaN (the exact accumulator handles the special cases). */
-static int row_fast(const uint16_t *a, uint64_t K)
-{
-    int lo = 1000, hi = -1000;
-    for (uint64_t k = 0; k < K; k++) {
-        uint16_t h = a[k];
-        if ((h & 0x7F80) == 0x7F80)
-            return 0;
-        if (h & 0x7FFF) {
-            int e = bf16_lsb_exp(h);
-            lo = e < lo ? e : lo;
-            hi = e > hi ? e : hi;
-        }
-    }
-    if (hi < lo)
-        return 1; /* all zeros */
-    int lg = 0;
-    while (((uint64_t)1 << lg) < K)
-        lg++;
-    return (hi - lo) + 12 + lg <= 53;
-}
-
-/* One output row element of an INT4 tensor: ExactSum over k of widen(a[k]) * W[n][k]. */
+/* One output element of an INT4 tensor: ExactSum over k of widen(a[k]) * W[n][k] (§3.3), on
+ * src/num's binary64 fast path when the row allows it (fast), else its exact accumulator. */
 static uint32_t dot_int4(pccx_t *c, const pccx_tensor *t, const uint16_t *a, const double *ad,
                          int fast, uint32_t n)
 {
-    uint64_t K = t->k;
     const uint8_t *row = t->codes + (size_t)n * t->row_bytes;
-    if (fast) {
-        /* Every partial sum is exact, so any order gives the exact S; starting from -0 gives
-         * the §3.3 sign of an exact zero (-0 only when every term is -0). */
-        double s0 = -0.0, s1 = -0.0;
-        uint64_t k = 0;
-        for (; k + 1 < K; k += 2) {
-            unsigned b = row[k / 2];
-            s0 += ad[k] * (double)((int)((b & 15) ^ 8) - 8);
-            s1 += ad[k + 1] * (double)((int)((b >> 4) ^ 8) - 8);
-        }
-        if (k < K)
-            s0 += ad[k] * (double)((int)((row[k / 2] & 15) ^ 8) - 8);
-        double s = s0 + s1;
-        uint64_t bits;
-        memcpy(&bits, &s, sizeof bits);
-        npk_fenv e = rne();
-        return npk_f64bits_to_f32(bits, &e);
-    }
-    npk_xsum xs;
-    npk_fenv e = rne();
-    npk_xsum_init(&xs);
+    if (fast)
+        return npk_xdot_bf16_i4_fast(ad, row, t->k);
     c->exact_fallback++;
-    for (uint64_t k = 0; k < K; k++) {
-        int w = pccx_tensor_code(t, n, (uint32_t)k);
-        npk_xsum_add_f32_mul(&xs, widen(a[k]), npk_i32_to_f32(w, &e));
-    }
-    return npk_xsum_to_f32(&xs, &e);
+    return npk_xdot_bf16_i4_exact(a, row, t->k);
 }
 
 /* Bounding host byte range of a BF16 view; -1 if it leaves host DDR. */
@@ -281,16 +226,8 @@ static int exec_gemx(pccx_t *c, const pccx_insn_t *d, pccx_fp *fp, char *msg, si
         int fast = 0;
         for (uint64_t k = 0; k < K; k++)
             arow[k] = pccx_l2_get(c, arow0 + k);
-        if (!t->view) {
-            fast = row_fast(arow, K);
-            if (fast)
-                for (uint64_t k = 0; k < K; k++) {
-                    uint32_t f = widen(arow[k]);
-                    float x;
-                    memcpy(&x, &f, sizeof x);
-                    c->dscratch[k] = (double)x;
-                }
-        }
+        if (!t->view)
+            fast = npk_xdot_prepare(arow, K, c->dscratch);
         for (uint64_t n = 0; n < N; n++) {
             uint32_t y = t->view ? dot_view(c, t, arow, (uint32_t)n)
                                  : dot_int4(c, t, arow, c->dscratch, fast, (uint32_t)n);

@@ -8,20 +8,7 @@ set -u
 NPK=$1 JSON=$2 SRC=$3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-# expect STATUS PATTERN -- command...: exit status and a fixed string in stdout+stderr
-expect() {
-  local want=$1 pat=$2; shift 3
-  "$@" >"$T/out" 2>&1
-  local got=$?
-  if [ "$got" != "$want" ]; then bad "$* -> exit $got, want $want"; sed 's/^/    /' "$T/out" | head -20 >&2; return; fi
-  if [ -n "$pat" ] && ! grep -qF -- "$pat" "$T/out"; then
-    bad "$* -> output lacks '$pat'"; sed 's/^/    /' "$T/out" | head -20 >&2; return
-  fi
-  ok
-}
+. "$SRC/tests/cli/expect.sh"
 EX=$SRC/examples/pccx
 
 # --- the examples run; statistics and trace ---
@@ -92,5 +79,4 @@ expect 0 "" -- "$NPK" run -t pccx:ext "$T/ext.s"
 expect 125 "unknown setting 'frob'" -- "$NPK" run -t pccx:frob "$T/ext.s"
 expect 125 "not a multiple of 16" -- "$NPK" run -t pccx:host_ddr_bytes=100 "$T/ext.s"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "npukit/pccx.h"
+#include "pccx_ref.h"
 #include "test.h"
 
 #define N_ALL 65536u
@@ -16,32 +17,9 @@
 #define SRC 0x11u                       /* element address of a chunk's input 0 (unaligned) */
 #define DST (SRC + CHUNK + 0x23u)       /* outputs, unaligned */
 
-static uint32_t f32bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static float bf2f(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-/* §3.2 RNE16 from its formula */
-static uint16_t rne16(uint32_t u)
-{
-    if ((u & 0x7FFFFFFFu) > 0x7F800000u)
-        return 0x7FC0;
-    return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-}
-
 static uint16_t ref_of_double(double r)
 {
-    return rne16(f32bits((float)r)); /* binary64 -> binary32 RNE (host) -> BF16 */
+    return ref_rne16(ref_bits((float)r)); /* binary64 -> binary32 RNE (host) -> BF16 */
 }
 
 static double gelu(double t)
@@ -70,32 +48,6 @@ static int is_nan16(uint16_t h)
     return (h & 0x7FFF) > 0x7F80;
 }
 
-static void write_elems(pccx_t *c, uint32_t e0, const uint16_t *v, uint32_t n)
-{
-    /* whole words in one go, edge words read-modify-write */
-    for (uint32_t i = 0; i < n;) {
-        uint32_t e = e0 + i, w = e / 8;
-        uint8_t buf[16];
-        pccx_l2_read(c, w, buf, 1);
-        for (uint32_t l = e % 8; l < 8 && i < n; l++, i++) {
-            buf[2 * l] = (uint8_t)v[i];
-            buf[2 * l + 1] = (uint8_t)(v[i] >> 8);
-        }
-        pccx_l2_write(c, w, buf, 1);
-    }
-}
-
-static void read_elems(pccx_t *c, uint32_t e0, uint16_t *v, uint32_t n)
-{
-    for (uint32_t i = 0; i < n;) {
-        uint32_t e = e0 + i, w = e / 8;
-        uint8_t buf[16];
-        pccx_l2_read(c, w, buf, 1);
-        for (uint32_t l = e % 8; l < 8 && i < n; l++, i++)
-            v[i] = (uint16_t)(buf[2 * l] | buf[2 * l + 1] << 8);
-    }
-}
-
 /* Run `func` over all 65,536 inputs, a chunk at a time: inputs at SRC, for the scalar-first
  * SCALE the scalar `s` in the slot before them; `pre` (if non-NULL) is written at DST first
  * (the old destination values for accm). */
@@ -106,16 +58,16 @@ static void run_all(pccx_t *c, unsigned func, unsigned flags, uint16_t s, const 
         uint16_t in[CHUNK];
         for (uint32_t i = 0; i < CHUNK; i++)
             in[i] = (uint16_t)(base + i);
-        write_elems(c, SRC, in, CHUNK);
+        ref_l2_write(c, SRC, in, CHUNK);
         if (pre)
-            write_elems(c, DST, pre + base, CHUNK);
+            ref_l2_write(c, DST, pre + base, CHUNK);
         if (func == PCCX_CVO_SCALE) {
-            write_elems(c, SRC - 1, &s, 1);
+            ref_l2_write(c, SRC - 1, &s, 1);
             NPK_CHECK(pccx_cvo(c, func, SRC - 1, DST, CHUNK + 1, flags, 0) == PCCX_OK);
         } else {
             NPK_CHECK(pccx_cvo(c, func, SRC, DST, CHUNK, flags, 0) == PCCX_OK);
         }
-        read_elems(c, DST, out + base, CHUNK);
+        ref_l2_read(c, DST, out + base, CHUNK);
     }
 }
 
@@ -130,11 +82,11 @@ static void check_unary(pccx_t *c, const char *name, unsigned func, dfn f, int e
     for (uint32_t i = 0; i < N_ALL; i++) {
         uint16_t want;
         if (func == PCCX_CVO_SQRT)
-            want = rne16(f32bits(sqrtf(bf2f((uint16_t)i))));
+            want = ref_rne16(ref_bits(sqrtf(ref_bf((uint16_t)i))));
         else if (func == PCCX_CVO_RECIP)
-            want = rne16(f32bits(1.0f / bf2f((uint16_t)i)));
+            want = ref_rne16(ref_bits(1.0f / ref_bf((uint16_t)i)));
         else
-            want = ref_of_double(f((double)bf2f((uint16_t)i)));
+            want = ref_of_double(f((double)ref_bf((uint16_t)i)));
         uint16_t got = out[i];
         int ok;
         if (is_nan16(want))
@@ -165,10 +117,10 @@ static void check_scale(pccx_t *c)
             uint16_t s = scalars[si];
             run_all(c, PCCX_CVO_SCALE, recip ? PCCX_CVO_FLAG_RECIP_SCALE : 0, s, NULL, out);
             unsigned long bad = 0;
-            float fs = bf2f(s);
+            float fs = ref_bf(s);
             for (uint32_t i = 0; i < N_ALL; i++) {
-                float x = bf2f((uint16_t)i);
-                uint16_t want = rne16(f32bits(recip ? x / fs : x * fs));
+                float x = ref_bf((uint16_t)i);
+                uint16_t want = ref_rne16(ref_bits(recip ? x / fs : x * fs));
                 uint16_t got = out[i];
                 int ok = is_nan16(want) ? got == 0x7FC0 : got == want;
                 bad += !ok;
@@ -192,9 +144,9 @@ static void check_sub_emax_accm(pccx_t *c)
     run_all(c, PCCX_CVO_EXP, PCCX_CVO_FLAG_SUB_EMAX | PCCX_CVO_FLAG_ACCM, 0, q, out);
     unsigned long bad = 0;
     for (uint32_t i = 0; i < N_ALL; i++) {
-        float t = bf2f((uint16_t)i) - 1.5f;
+        float t = ref_bf((uint16_t)i) - 1.5f;
         float r = (float)exp((double)t);
-        uint16_t want = rne16(f32bits(0.25f + r));
+        uint16_t want = ref_rne16(ref_bits(0.25f + r));
         int ok = is_nan16(want) ? out[i] == 0x7FC0 : (!is_nan16(out[i]) && ulps(out[i], want) <= 1);
         bad += !ok;
         NPK_REPORT(ok, "exp sub_emax accm (0x%04x): got 0x%04x, want 0x%04x\n", i, out[i], want);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "npukit/pccx.h"
+#include "pccx_ref.h"
 #include "test.h"
 
 static pccx_t *ctx_new(int ext, int hw)
@@ -19,25 +20,6 @@ static pccx_t *ctx_new(int ext, int hw)
     int rc = pccx_init(&c, &cfg);
     NPK_CHECK(rc == PCCX_OK && c);
     return c;
-}
-
-static uint16_t elem(pccx_t *c, uint32_t e)
-{
-    uint8_t w[16];
-    pccx_l2_read(c, e / 8, w, 1);
-    return (uint16_t)(w[2 * (e % 8)] | w[2 * (e % 8) + 1] << 8);
-}
-
-static void set_elems(pccx_t *c, uint32_t e0, const uint16_t *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        uint32_t e = e0 + (uint32_t)i;
-        uint8_t w[16];
-        pccx_l2_read(c, e / 8, w, 1);
-        w[2 * (e % 8)] = (uint8_t)v[i];
-        w[2 * (e % 8) + 1] = (uint8_t)(v[i] >> 8);
-        pccx_l2_write(c, e / 8, w, 1);
-    }
 }
 
 /* INT4 rows packed per §5.4 (K <= 64). */
@@ -63,7 +45,7 @@ static void test_gemv_example(void)
     /* §6.4: activations (2.0, -1.0, 0.25, 4.0); rows (3,-2,4,1) and (7,7,-8,0):
      * 6 + 2 + 1 + 4 = 13 and 14 - 7 - 2 + 0 = 5; scales 0.5, 2.0 -> 6.5 (0x40D0), 10 (0x4120). */
     const uint16_t a[4] = {0x4000, 0xBF80, 0x3E80, 0x4080};
-    set_elems(c, 8 * 0x40, a, 4);
+    ref_l2_write(c, 8 * 0x40, a, 4);
     pccx_weight_t h = tensor(c, 4, 2, W42, S42);
     NPK_CHECK(pccx_memset(c, PCCX_BANK_FMAP, 1, 1, 4, 1) == PCCX_OK);
     NPK_CHECK(pccx_memset(c, PCCX_BANK_FMAP, 2, 1, 2, 1) == PCCX_OK);
@@ -71,18 +53,18 @@ static void test_gemv_example(void)
     NPK_CHECK(pccx_weight_push(c, h) == PCCX_OK);
     NPK_CHECK(pccx_weight_pending(c) == 2);
     NPK_CHECK(pccx_gemv(c, 0x80, 0x40, PCCX_FLAG_W_SCALE, 2, 1, 0) == PCCX_OK);
-    NPK_CHECK_EQ_U64(elem(c, 0x400), 0x40D0);
-    NPK_CHECK_EQ_U64(elem(c, 0x401), 0x4120);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x400), 0x40D0);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x401), 0x4120);
     NPK_CHECK(pccx_weight_pending(c) == 1);
     /* without w_scale, accumulating onto 6.5 and 10: 6.5 + 13 = 19.5 (0x419C), 10 + 5 = 15
      * (0x4170); findemax sets E_MAX to 19.5 */
     NPK_CHECK(pccx_gemv(c, 0x80, 0x40, PCCX_FLAG_ACCM | PCCX_FLAG_FINDEMAX, 2, 1, 0) == PCCX_OK);
-    NPK_CHECK_EQ_U64(elem(c, 0x400), 0x419C);
-    NPK_CHECK_EQ_U64(elem(c, 0x401), 0x4170);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x400), 0x419C);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x401), 0x4170);
     NPK_CHECK(pccx_emax_get(c) == 19.5f);
     /* the queue is now empty: E_WEIGHT_EMPTY, precise (nothing written), then halted */
     NPK_CHECK(pccx_gemv(c, 0x80, 0x40, 0, 2, 1, 0) == PCCX_E_WEIGHT_EMPTY);
-    NPK_CHECK_EQ_U64(elem(c, 0x400), 0x419C);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x400), 0x419C);
     pccx_error_t e;
     pccx_last_error(c, &e);
     NPK_CHECK(e.code == PCCX_E_WEIGHT_EMPTY && e.index == 4 && e.word == 0x0004000100008100ull);
@@ -128,11 +110,11 @@ static void test_exact_sum(void)
     const uint16_t *cases[4] = {a40, a100, negz, mixz};
     const uint16_t want[4] = {0x4040, 0x4040, 0x8000, 0x0000};
     for (int i = 0; i < 4; i++) {
-        set_elems(c, 0, cases[i], 3);
+        ref_l2_write(c, 0, cases[i], 3);
         NPK_CHECK(pccx_weight_push(c, tensor(c, 3, 1, ones, s1)) == PCCX_OK);
         NPK_CHECK(pccx_gemv(c, 1, 0, 0, 2, 1, 0) == PCCX_OK);
-        NPK_REPORT(elem(c, 8) == want[i], "exact sum case %d: 0x%04x, want 0x%04x\n", i,
-                   elem(c, 8), want[i]);
+        NPK_REPORT(ref_l2_elem(c, 8) == want[i], "exact sum case %d: 0x%04x, want 0x%04x\n", i,
+                   ref_l2_elem(c, 8), want[i]);
     }
     /* (1, 2^-8, 2^-24, 2^-60) . (1, 1, 1, 1): the exact sum is just above the binary32 midpoint
      * 1 + 2^-8 + 2^-24, so RNE32 gives 1 + 2^-8 + 2^-23 and RNE16 then 1 + 2^-7 (0x3F81). A
@@ -142,17 +124,17 @@ static void test_exact_sum(void)
     const int ones4[4] = {1, 1, 1, 1};
     const uint16_t tie[4] = {0x3F80, 0x3B80, 0x3380, 0x2180};
     NPK_CHECK(pccx_memset(c, 0, 3, 1, 4, 1) == PCCX_OK);
-    set_elems(c, 0, tie, 4);
+    ref_l2_write(c, 0, tie, 4);
     NPK_CHECK(pccx_weight_push(c, tensor(c, 4, 1, ones4, s1)) == PCCX_OK);
     NPK_CHECK(pccx_gemv(c, 1, 0, 0, 2, 3, 0) == PCCX_OK);
-    NPK_CHECK_EQ_U64(elem(c, 8), 0x3F81);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 8), 0x3F81);
     /* an infinite activation times a zero weight is NaN -> 0x7FC0 */
     const int z[3] = {0, 1, 1};
     const uint16_t inf3[3] = {0x7F80, 0x3F80, 0x3F80};
-    set_elems(c, 0, inf3, 3);
+    ref_l2_write(c, 0, inf3, 3);
     NPK_CHECK(pccx_weight_push(c, tensor(c, 3, 1, z, s1)) == PCCX_OK);
     NPK_CHECK(pccx_gemv(c, 1, 0, 0, 2, 1, 0) == PCCX_OK);
-    NPK_CHECK_EQ_U64(elem(c, 8), 0x7FC0);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 8), 0x7FC0);
     pccx_deinit(c);
 }
 
@@ -163,19 +145,19 @@ static void test_gemm(void)
      * Output row-major: elements 0x400..0x403 = 6.5, 10, 3, 12. */
     pccx_t *c = ctx_new(0, 0);
     const uint16_t a[8] = {0x4000, 0xBF80, 0x3E80, 0x4080, 0x3F80, 0x3F80, 0x3F80, 0x3F80};
-    set_elems(c, 8 * 0x40, a, 8);
+    ref_l2_write(c, 8 * 0x40, a, 8);
     NPK_CHECK(pccx_memset(c, 0, 1, 2, 4, 1) == PCCX_OK);
     NPK_CHECK(pccx_memset(c, 0, 2, 2, 2, 1) == PCCX_OK);
     NPK_CHECK(pccx_weight_push(c, tensor(c, 4, 2, W42, S42)) == PCCX_OK);
     NPK_CHECK(pccx_gemm(c, 0x80, 0x40, PCCX_FLAG_W_SCALE | PCCX_FLAG_FINDEMAX, 2, 1, 0) ==
               PCCX_OK);
-    NPK_CHECK_EQ_U64(elem(c, 0x400), 0x40D0);
-    NPK_CHECK_EQ_U64(elem(c, 0x401), 0x4120);
-    NPK_CHECK_EQ_U64(elem(c, 0x402), 0x4040);
-    NPK_CHECK_EQ_U64(elem(c, 0x403), 0x4140);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x400), 0x40D0);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x401), 0x4120);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x402), 0x4040);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x403), 0x4140);
     NPK_CHECK(pccx_emax_get(c) == 12.0f);
     /* neighbouring lanes of the last partly written word keep their values */
-    NPK_CHECK_EQ_U64(elem(c, 0x404), 0);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x404), 0);
     pccx_deinit(c);
 }
 
@@ -224,29 +206,13 @@ static uint32_t f32(double d)
     return b;
 }
 
-/* RNE16 of §3.2 written out from its formula (independent of src/num) */
-static uint16_t rne16_ref(uint32_t u)
-{
-    if ((u & 0x7FFFFFFFu) > 0x7F800000u)
-        return 0x7FC0;
-    return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-}
-
-static double bf(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
 static void test_cvo(void)
 {
     pccx_t *c = ctx_new(0, 0);
     /* softmax, §8.1 layout at small size: scores s = (1, 2, 3, 0.5) at element 0x10 (unaligned
      * slot S = 0x23, P = 0x31); E_MAX = 3 (set as a GEMV with findemax would) */
     const uint16_t s[4] = {0x3F80, 0x4000, 0x4040, 0x3F00};
-    set_elems(c, 0x10, s, 4);
+    ref_l2_write(c, 0x10, s, 4);
     pccx_emax_set(c, 3.0f);
     NPK_CHECK(pccx_cvo(c, PCCX_CVO_EXP, 0x10, 0x24, 4, PCCX_CVO_FLAG_SUB_EMAX, 1) == PCCX_OK);
     NPK_CHECK(pccx_cvo(c, PCCX_CVO_REDUCE_SUM, 0x24, 0x23, 4, 0, 1) == PCCX_OK);
@@ -256,47 +222,47 @@ static void test_cvo(void)
     uint16_t e[4];
     double sum = 0;
     for (int i = 0; i < 4; i++) {
-        e[i] = rne16_ref(f32(exp(bf(s[i]) - 3.0)));
-        NPK_REPORT(elem(c, 0x24 + (uint32_t)i) == e[i], "exp[%d] 0x%04x want 0x%04x\n", i,
-                   elem(c, 0x24 + (uint32_t)i), e[i]);
-        sum += bf(e[i]); /* exact: four BF16 values in (0, 1] */
+        e[i] = ref_rne16(f32(exp(ref_bf(s[i]) - 3.0)));
+        NPK_REPORT(ref_l2_elem(c, 0x24 + (uint32_t)i) == e[i], "exp[%d] 0x%04x want 0x%04x\n", i,
+                   ref_l2_elem(c, 0x24 + (uint32_t)i), e[i]);
+        sum += ref_bf(e[i]); /* exact: four BF16 values in (0, 1] */
     }
-    uint16_t hs = rne16_ref(f32(sum));
-    NPK_CHECK_EQ_U64(elem(c, 0x23), hs);
+    uint16_t hs = ref_rne16(f32(sum));
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x23), hs);
     for (int i = 0; i < 4; i++) {
-        uint16_t p = rne16_ref(f32((double)(float)bf(e[i]) / (double)(float)bf(hs)));
-        NPK_REPORT(elem(c, 0x31 + (uint32_t)i) == p, "p[%d] 0x%04x want 0x%04x\n", i,
-                   elem(c, 0x31 + (uint32_t)i), p);
+        uint16_t p = ref_rne16(f32((double)(float)ref_bf(e[i]) / (double)(float)ref_bf(hs)));
+        NPK_REPORT(ref_l2_elem(c, 0x31 + (uint32_t)i) == p, "p[%d] 0x%04x want 0x%04x\n", i,
+                   ref_l2_elem(c, 0x31 + (uint32_t)i), p);
     }
-    NPK_CHECK_EQ_U64(elem(c, 0x30), 0); /* neighbours untouched */
-    NPK_CHECK_EQ_U64(elem(c, 0x35), 0);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x30), 0); /* neighbours untouched */
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x35), 0);
     /* special values: sqrt(-1) = NaN, 1/0 = +inf, 1/-0 = -inf, exp(-inf) = +0, cos(0) = 1 */
     const uint16_t sp[5] = {0xBF80, 0x0000, 0x8000, 0xFF80, 0x0000};
-    set_elems(c, 0x100, sp, 5);
+    ref_l2_write(c, 0x100, sp, 5);
     pccx_cvo(c, PCCX_CVO_SQRT, 0x100, 0x200, 1, 0, 0);
     pccx_cvo(c, PCCX_CVO_RECIP, 0x101, 0x201, 2, 0, 0);
     pccx_cvo(c, PCCX_CVO_EXP, 0x103, 0x203, 1, 0, 0);
     pccx_cvo(c, PCCX_CVO_COS, 0x104, 0x204, 1, 0, 0);
-    NPK_CHECK_EQ_U64(elem(c, 0x200), 0x7FC0);
-    NPK_CHECK_EQ_U64(elem(c, 0x201), 0x7F80);
-    NPK_CHECK_EQ_U64(elem(c, 0x202), 0xFF80);
-    NPK_CHECK_EQ_U64(elem(c, 0x203), 0x0000);
-    NPK_CHECK_EQ_U64(elem(c, 0x204), 0x3F80);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x200), 0x7FC0);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x201), 0x7F80);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x202), 0xFF80);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x203), 0x0000);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x204), 0x3F80);
     /* SCALE: 3 x (1, 2) = (3, 6); with accm onto (1, 1): (4, 7); n = 1 writes nothing */
     const uint16_t sc[3] = {0x4040, 0x3F80, 0x4000}, ones[2] = {0x3F80, 0x3F80};
-    set_elems(c, 0x300, sc, 3);
-    set_elems(c, 0x400, ones, 2);
+    ref_l2_write(c, 0x300, sc, 3);
+    ref_l2_write(c, 0x400, ones, 2);
     pccx_cvo(c, PCCX_CVO_SCALE, 0x300, 0x400, 3, PCCX_CVO_FLAG_ACCM, 0);
-    NPK_CHECK_EQ_U64(elem(c, 0x400), 0x4080);
-    NPK_CHECK_EQ_U64(elem(c, 0x401), 0x40E0);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x400), 0x4080);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x401), 0x40E0);
     pccx_cvo(c, PCCX_CVO_SCALE, 0x300, 0x400, 1, 0, 0);
-    NPK_CHECK_EQ_U64(elem(c, 0x400), 0x4080);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x400), 0x4080);
     /* in place: RECIP of (2, 4) -> (0.5, 0.25) */
     const uint16_t r2[2] = {0x4000, 0x4080};
-    set_elems(c, 0x500, r2, 2);
+    ref_l2_write(c, 0x500, r2, 2);
     pccx_cvo(c, PCCX_CVO_RECIP, 0x500, 0x500, 2, 0, 0);
-    NPK_CHECK_EQ_U64(elem(c, 0x500), 0x3F00);
-    NPK_CHECK_EQ_U64(elem(c, 0x501), 0x3E80);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x500), 0x3F00);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x501), 0x3E80);
     /* length 0 is E_SHAPE; ext function without ext is E_ILLEGAL_FUNC */
     NPK_CHECK(pccx_cvo(c, PCCX_CVO_EXP, 0, 0, 0, 0, 0) == PCCX_E_SHAPE);
     pccx_clear_error(c);
@@ -309,34 +275,34 @@ static void test_ext(void)
     pccx_t *c = ctx_new(1, 0);
     const uint16_t x[4] = {0x3F80, 0xC000, 0x4040, 0xBF00}; /* 1, -2, 3, -0.5 */
     const uint16_t g[4] = {0x4000, 0x4000, 0x3F00, 0x4080}; /* 2, 2, 0.5, 4 */
-    set_elems(c, 0x10, x, 4);
-    set_elems(c, 0x20, g, 4);
+    ref_l2_write(c, 0x10, x, 4);
+    ref_l2_write(c, 0x20, g, 4);
     /* VMUL: dst *= src -> 2, -4, 1.5, -2 */
     NPK_CHECK(pccx_cvo(c, PCCX_CVO_VMUL, 0x10, 0x20, 4, 0, 0) == PCCX_OK);
-    NPK_CHECK_EQ_U64(elem(c, 0x20), 0x4000);
-    NPK_CHECK_EQ_U64(elem(c, 0x21), 0xC080);
-    NPK_CHECK_EQ_U64(elem(c, 0x22), 0x3FC0);
-    NPK_CHECK_EQ_U64(elem(c, 0x23), 0xC000);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x20), 0x4000);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x21), 0xC080);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x22), 0x3FC0);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x23), 0xC000);
     /* REDUCE_SUMSQ of x: 1 + 4 + 9 + 0.25 = 14.25 (0x4164); REDUCE_MAX = 3, sets E_MAX */
     pccx_cvo(c, PCCX_CVO_REDUCE_SUMSQ, 0x10, 0x30, 4, 0, 0);
-    NPK_CHECK_EQ_U64(elem(c, 0x30), 0x4164);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x30), 0x4164);
     pccx_cvo(c, PCCX_CVO_REDUCE_MAX, 0x10, 0x31, 4, 0, 0);
-    NPK_CHECK_EQ_U64(elem(c, 0x31), 0x4040);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x31), 0x4040);
     NPK_CHECK(pccx_emax_get(c) == 3.0f);
     /* MAXS with scalar 0 (ReLU) over (-2, 3, -0.5): 0, 3, 0; ADDS 1 -> -1, 4, 0.5 */
     pccx_cvo(c, PCCX_CVO_MAXS, 0x10 - 0, 0x40, 1, 0, 0); /* n = 1: nothing written */
     const uint16_t zx[4] = {0x0000, 0xC000, 0x4040, 0xBF00};
-    set_elems(c, 0x50, zx, 4);
+    ref_l2_write(c, 0x50, zx, 4);
     pccx_cvo(c, PCCX_CVO_MAXS, 0x50, 0x60, 4, 0, 0);
-    NPK_CHECK_EQ_U64(elem(c, 0x60), 0x0000);
-    NPK_CHECK_EQ_U64(elem(c, 0x61), 0x4040);
-    NPK_CHECK_EQ_U64(elem(c, 0x62), 0x0000);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x60), 0x0000);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x61), 0x4040);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x62), 0x0000);
     /* COPY with accm = vector add; with sub_emax (E_MAX = 3): x - 3 */
     pccx_cvo(c, PCCX_CVO_COPY, 0x10, 0x70, 4, PCCX_CVO_FLAG_SUB_EMAX, 0);
-    NPK_CHECK_EQ_U64(elem(c, 0x70), 0xC000); /* 1 - 3 = -2 */
-    NPK_CHECK_EQ_U64(elem(c, 0x72), 0x0000); /* 3 - 3 = +0 */
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x70), 0xC000); /* 1 - 3 = -2 */
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x72), 0x0000); /* 3 - 3 = +0 */
     pccx_cvo(c, PCCX_CVO_COPY, 0x10, 0x70, 4, PCCX_CVO_FLAG_ACCM, 0);
-    NPK_CHECK_EQ_U64(elem(c, 0x70), 0xBF80); /* -2 + 1 */
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x70), 0xBF80); /* -2 + 1 */
     /* VMUL with accm is E_BAD_FLAGS */
     NPK_CHECK(pccx_cvo(c, PCCX_CVO_VMUL, 0x10, 0x20, 4, PCCX_CVO_FLAG_ACCM, 0) ==
               PCCX_E_BAD_FLAGS);
@@ -351,8 +317,8 @@ static void test_ext(void)
     pccx_memset(c, 0, 1, 1, 4, 1);
     pccx_memset(c, 0, 2, 1, 2, 1);
     NPK_CHECK(pccx_gemv(c, 0x10, 2, PCCX_FLAG_W_SCALE, 2, 1, 0) == PCCX_OK); /* x at word 2 */
-    NPK_CHECK_EQ_U64(elem(c, 0x80), 0x3FC0);
-    NPK_CHECK_EQ_U64(elem(c, 0x81), 0x4080);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x80), 0x3FC0);
+    NPK_CHECK_EQ_U64(ref_l2_elem(c, 0x81), 0x4080);
     /* a view that leaves host DDR */
     NPK_CHECK(pccx_weight_view_bf16(c, (1 << 20) - 4, 2, 4, 4, 1, &h) == PCCX_OK);
     pccx_weight_push(c, h);

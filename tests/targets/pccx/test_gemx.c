@@ -11,6 +11,7 @@
 
 #include "npukit/pccx.h"
 #include "oracle.h"
+#include "pccx_ref.h"
 #include "test.h"
 
 static orc_rng rng = {20261121};
@@ -18,28 +19,6 @@ static orc_rng rng = {20261121};
 static uint32_t rnd(uint32_t n)
 {
     return (uint32_t)(orc_next(&rng) % n);
-}
-
-static float bf(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static uint32_t bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static uint16_t rne16(uint32_t u)
-{
-    if ((u & 0x7FFFFFFFu) > 0x7F800000u)
-        return 0x7FC0;
-    return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
 }
 
 /* A BF16 activation: kind 0 = exponents within 2^-4..2^4, 1 = anything finite (spans far wider
@@ -67,7 +46,7 @@ static uint32_t exact_dot(const uint16_t *a, const int8_t *w, uint32_t K)
     mpfr_inits2(1000, s, t, (mpfr_ptr)0); /* products span 2^-133 .. 2^131: exact */
     mpfr_set_zero(s, 1);
     for (uint32_t k = 0; k < K; k++) {
-        float x = bf(a[k]);
+        float x = ref_bf(a[k]);
         if (isnan(x) || (isinf(x) && w[k] == 0)) {
             nan = 1;
             continue;
@@ -157,8 +136,8 @@ static void one_case(pccx_t *c, int gemm, int kind, unsigned flags)
             if (flags & PCCX_FLAG_W_SCALE)
                 y = y * scale[n];
             if (flags & PCCX_FLAG_ACCM)
-                y = bf(old[m * N + n]) + y;
-            uint16_t want = rne16(bits(y));
+                y = ref_bf(old[m * N + n]) + y;
+            uint16_t want = ref_rne16(ref_bits(y));
             uint8_t b[16];
             uint32_t e = 8 * 0x4000 + m * N + n;
             pccx_l2_read(c, e / 8, b, 1);
@@ -176,7 +155,7 @@ static void one_case(pccx_t *c, int gemm, int kind, unsigned flags)
         }
     if (flags & PCCX_FLAG_FINDEMAX) {
         float e = pccx_emax_get(c);
-        NPK_REPORT(bits(e) == mx, "E_MAX 0x%08x, want 0x%08x\n", bits(e), mx);
+        NPK_REPORT(ref_bits(e) == mx, "E_MAX 0x%08x, want 0x%08x\n", ref_bits(e), mx);
     }
     free(a);
     free(old);

@@ -9,6 +9,7 @@
 
 #include "npukit/npukit.h"
 #include "targets/pccx/prog.h"
+#include "pccx_ref.h"
 #include "test.h"
 
 static const char *dir;
@@ -73,23 +74,6 @@ static uint16_t elem(ex *e, const char *space, uint64_t i)
     return (uint16_t)(b[0] | b[1] << 8);
 }
 
-static float bf(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static uint16_t rne16f(float f) /* §3.2 RNE16 written out from its formula */
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    if ((u & 0x7FFFFFFFu) > 0x7F800000u)
-        return 0x7FC0;
-    return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-}
-
 static float scalef(const pccx_tensor *t, uint32_t n)
 {
     float f;
@@ -113,18 +97,18 @@ static void test_gemv(void)
         return;
     float x[64];
     for (int k = 0; k < 64; k++)
-        x[k] = bf(elem(&e, "host", (uint64_t)k));
+        x[k] = ref_bf(elem(&e, "host", (uint64_t)k));
     run(&e);
     const pccx_tensor *t = &e.p->tensors[0];
     double maxerr = 0;
     for (uint32_t n = 0; n < 16; n++) {
         float p = (float)dot(t, n, x) * scalef(t, n);       /* RNE32(RNE32(S) x scale) */
-        uint16_t y1 = rne16f(p);                            /* first GEMV */
-        uint16_t y2 = rne16f(bf(y1) + p);                   /* second, accm */
+        uint16_t y1 = ref_rne16f(p);                            /* first GEMV */
+        uint16_t y2 = ref_rne16f(ref_bf(y1) + p);                   /* second, accm */
         uint16_t got = elem(&e, "l2", 8 * 0x100 + n);
         NPK_REPORT(got == y2, "gemv y[%u] = 0x%04x, want 0x%04x\n", n, got, y2);
         double truth = 2.0 * dot(t, n, x) * (double)scalef(t, n);
-        maxerr = fmax(maxerr, fabs(bf(got) - truth) / fmax(fabs(truth), 1e-3));
+        maxerr = fmax(maxerr, fabs(ref_bf(got) - truth) / fmax(fabs(truth), 1e-3));
     }
     /* two BF16 roundings (y1, y2) of relative error at most 2^-8 each */
     NPK_REPORT(maxerr <= 2.0 / 256, "gemv relative error %g\n", maxerr);
@@ -139,16 +123,16 @@ static void test_gemm(void)
     float a[4][32];
     for (int m = 0; m < 4; m++)
         for (int k = 0; k < 32; k++)
-            a[m][k] = bf(elem(&e, "l2", 8 * 0x80 + 32 * (uint64_t)m + (uint64_t)k));
+            a[m][k] = ref_bf(elem(&e, "l2", 8 * 0x80 + 32 * (uint64_t)m + (uint64_t)k));
     run(&e);
     const pccx_tensor *t = &e.p->tensors[0];
     float mx = -INFINITY;
     for (int m = 0; m < 4; m++)
         for (uint32_t n = 0; n < 8; n++) {
-            uint16_t want = rne16f((float)dot(t, n, a[m]) * scalef(t, n));
+            uint16_t want = ref_rne16f((float)dot(t, n, a[m]) * scalef(t, n));
             uint16_t got = elem(&e, "l2", 8 * 0x200 + 8 * (uint64_t)m + n);
             NPK_REPORT(got == want, "gemm Y[%d][%u] = 0x%04x, want 0x%04x\n", m, n, got, want);
-            mx = fmaxf(mx, bf(want));
+            mx = fmaxf(mx, ref_bf(want));
         }
     uint64_t emax = 0;
     npk_reg_read(e.m, "emax", &emax);
@@ -165,33 +149,33 @@ static void test_softmax(void)
         return;
     float q[8];
     for (int k = 0; k < 8; k++)
-        q[k] = bf(elem(&e, "l2", 8 * 0x40 + (uint64_t)k));
+        q[k] = ref_bf(elem(&e, "l2", 8 * 0x40 + (uint64_t)k));
     run(&e);
     const pccx_tensor *t = &e.p->tensors[0];
     float s[16], mx = -INFINITY, ev[16];
     for (uint32_t n = 0; n < 16; n++) {
-        s[n] = bf(rne16f((float)dot(t, n, q) * scalef(t, n)));
+        s[n] = ref_bf(ref_rne16f((float)dot(t, n, q) * scalef(t, n)));
         mx = fmaxf(mx, s[n]);
     }
     double sum = 0, truth_sum = 0;
     for (int i = 0; i < 16; i++) {
-        ev[i] = bf(rne16f((float)exp((double)(s[i] - mx))));   /* s - max is exact here */
-        NPK_REPORT(elem(&e, "l2", 0x2001 + (uint64_t)i) == rne16f(ev[i]), "e[%d]\n", i);
+        ev[i] = ref_bf(ref_rne16f((float)exp((double)(s[i] - mx))));   /* s - max is exact here */
+        NPK_REPORT(elem(&e, "l2", 0x2001 + (uint64_t)i) == ref_rne16f(ev[i]), "e[%d]\n", i);
         sum += ev[i];                                             /* exact */
         truth_sum += exp((double)s[i] - mx);
     }
-    float sb = bf(rne16f((float)sum));
-    NPK_CHECK_EQ_U64(elem(&e, "l2", 0x2000), rne16f((float)sum));
+    float sb = ref_bf(ref_rne16f((float)sum));
+    NPK_CHECK_EQ_U64(elem(&e, "l2", 0x2000), ref_rne16f((float)sum));
     double psum = 0;
     for (int i = 0; i < 16; i++) {
-        uint16_t want = rne16f(ev[i] / sb);
+        uint16_t want = ref_rne16f(ev[i] / sb);
         uint16_t got = elem(&e, "l2", 0x2400 + (uint64_t)i);
         NPK_REPORT(got == want, "p[%d] = 0x%04x, want 0x%04x\n", i, got, want);
         double truth = exp((double)s[i] - mx) / truth_sum;
         /* e, the sum and p are each rounded to BF16 (relative error at most 2^-8) */
-        NPK_REPORT(fabs(bf(got) - truth) <= 3.0 / 256 * truth + 1e-30,
-                   "p[%d] = %g, real softmax %g\n", i, bf(got), truth);
-        psum += bf(got);
+        NPK_REPORT(fabs(ref_bf(got) - truth) <= 3.0 / 256 * truth + 1e-30,
+                   "p[%d] = %g, real softmax %g\n", i, ref_bf(got), truth);
+        psum += ref_bf(got);
     }
     NPK_REPORT(fabs(psum - 1.0) < 16.0 / 256, "probabilities sum to %g\n", psum);
     done(&e);
@@ -204,26 +188,26 @@ static void test_rmsnorm(void)
         return;
     float x[16], g[16];
     for (int i = 0; i < 16; i++) {
-        x[i] = bf(elem(&e, "l2", 0x101 + (uint64_t)i));
-        g[i] = bf(elem(&e, "l2", 0x200 + (uint64_t)i));
+        x[i] = ref_bf(elem(&e, "l2", 0x101 + (uint64_t)i));
+        g[i] = ref_bf(elem(&e, "l2", 0x200 + (uint64_t)i));
     }
-    float eps = bf(elem(&e, "l2", 0x82));
+    float eps = ref_bf(elem(&e, "l2", 0x82));
     run(&e);
     double ss = 0, truth_ms = 0;
     for (int i = 0; i < 16; i++)
         ss += (double)x[i] * x[i], truth_ms += (double)x[i] * x[i] / 16;
-    float sumsq = bf(rne16f((float)ss));
-    float mean = bf(rne16f(sumsq / 16.0f));
-    float me = bf(rne16f(mean + eps));
-    float sq = bf(rne16f(sqrtf(me)));
-    float r = bf(rne16f(1.0f / sq));
+    float sumsq = ref_bf(ref_rne16f((float)ss));
+    float mean = ref_bf(ref_rne16f(sumsq / 16.0f));
+    float me = ref_bf(ref_rne16f(mean + eps));
+    float sq = ref_bf(ref_rne16f(sqrtf(me)));
+    float r = ref_bf(ref_rne16f(1.0f / sq));
     double maxerr = 0;
     for (int i = 0; i < 16; i++) {
-        uint16_t want = rne16f(bf(rne16f(x[i] * r)) * g[i]);
+        uint16_t want = ref_rne16f(ref_bf(ref_rne16f(x[i] * r)) * g[i]);
         uint16_t got = elem(&e, "l2", 0x300 + (uint64_t)i);
         NPK_REPORT(got == want, "rmsnorm ext y[%d] = 0x%04x, want 0x%04x\n", i, got, want);
         double truth = x[i] / sqrt(truth_ms + 1e-6) * g[i];
-        maxerr = fmax(maxerr, fabs(bf(got) - truth));
+        maxerr = fmax(maxerr, fabs(ref_bf(got) - truth));
     }
     /* seven BF16 roundings on the way (sum, mean, +eps, sqrt, recip, x r, x gamma) */
     NPK_REPORT(maxerr <= 7.0 / 256 * 3.0, "rmsnorm ext error %g\n", maxerr); /* |y| < 3 */
@@ -233,29 +217,29 @@ static void test_rmsnorm(void)
         return;
     float qv[16];
     for (int i = 0; i < 16; i++) {
-        x[i] = bf(elem(&e, "l2", 0x101 + (uint64_t)i));
-        qv[i] = bf(elem(&e, "l2", 0x180 + (uint64_t)i));
+        x[i] = ref_bf(elem(&e, "l2", 0x101 + (uint64_t)i));
+        qv[i] = ref_bf(elem(&e, "l2", 0x180 + (uint64_t)i));
     }
-    float neps = bf(elem(&e, "l2", 8 * 0x41));
+    float neps = ref_bf(elem(&e, "l2", 8 * 0x41));
     run(&e);
     ss = neps;
     for (int i = 0; i < 16; i++)
         ss += qv[i];
     /* REDUCE_SUM accm: RNE32(old + RNE32(sum q)); the sum q here is exact in binary32 */
-    float acc = bf(rne16f(neps + (float)(ss - neps)));
-    sq = bf(rne16f(sqrtf(acc)));
-    r = bf(rne16f(1.0f / sq));
+    float acc = ref_bf(ref_rne16f(neps + (float)(ss - neps)));
+    sq = ref_bf(ref_rne16f(sqrtf(acc)));
+    r = ref_bf(ref_rne16f(1.0f / sq));
     for (int i = 0; i < 16; i++) {
-        uint16_t want = rne16f(x[i] * r);
+        uint16_t want = ref_rne16f(x[i] * r);
         uint16_t got = elem(&e, "l2", 0x300 + (uint64_t)i);
         NPK_REPORT(got == want, "rmsnorm base y[%d] = 0x%04x, want 0x%04x\n", i, got, want);
         double truth = x[i] / sqrt(ss);
         /* sum, sqrt, recip, x r: four BF16 roundings of relative error at most 2^-8 */
-        NPK_REPORT(fabs(bf(got) - truth) <= 4.0 / 256 * fabs(truth) + 1e-6,
-                   "rmsnorm base y[%d] = %g, real %g\n", i, bf(got), truth);
+        NPK_REPORT(fabs(ref_bf(got) - truth) <= 4.0 / 256 * fabs(truth) + 1e-6,
+                   "rmsnorm base y[%d] = %g, real %g\n", i, ref_bf(got), truth);
     }
     /* the work word's lane 0 was restored before and consumed by the sum */
-    NPK_CHECK_EQ_U64(elem(&e, "l2", 8 * 0x40), rne16f(sq));
+    NPK_CHECK_EQ_U64(elem(&e, "l2", 8 * 0x40), ref_rne16f(sq));
     done(&e);
 }
 
