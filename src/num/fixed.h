@@ -33,10 +33,17 @@ int16_t npk_q88_sub(int16_t a, int16_t b);
 /* Inline forms of the tinytpu rules for per-edge datapaths: equal to npk_q88_mul(a, b,
  * NPK_QR_HALF_UP), npk_q88_add(a, b) and npk_q88_sub(a, b) for every input (tests/num
  * num_fixed checks that). */
+#if defined(__GNUC__)
+#define NPK_Q88_IN_RANGE(v) __builtin_expect((uint32_t)(v) + 32768u <= 65535u, 1)
+#else
+#define NPK_Q88_IN_RANGE(v) ((uint32_t)(v) + 32768u <= 65535u)
+#endif
 static inline int16_t npk_q88_sat32(int32_t v)
 {
-    v = v > 32767 ? 32767 : v;
-    return (int16_t)(v < -32768 ? -32768 : v);
+    /* per-cycle datapaths saturate rarely: one compare on the common path */
+    if (NPK_Q88_IN_RANGE(v))
+        return (int16_t)v;
+    return (int16_t)(v < 0 ? -32768 : 32767);
 }
 static inline int16_t npk_q88_mul_half_up(int16_t a, int16_t b)
 {

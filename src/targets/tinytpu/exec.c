@@ -45,7 +45,7 @@ static int range_error(npk_machine *m, tt_state *s, npk_stop *stop, uint64_t k, 
                        int write, const char *source)
 {
     (void)m;
-    npk_stop_set(stop, NPK_STOP_FAULT, s->pc,
+    npk_stop_set(stop, NPK_STOP_FAULT, k - 1,
                  "tinytpu: cycle %llu: UB %s out of range: address %lld (%s), UB size %u",
                  (unsigned long long)k, write ? "write" : "read", (long long)addr, source,
                  s->ub_words);
@@ -81,27 +81,22 @@ static TT_COLD int read_error(npk_machine *m, tt_state *s, npk_stop *stop, uint6
         }                                                                                       \
     } while (0)
 
-/* A lane's read that happens only when `on` (0 or 1), without a branch on `on`: the address is
- * range-checked (C1) only for a real access, the value is 0 otherwise (an inactive lane writes
- * 0 to its register). */
+/* A lane's read that happens only when `on` (0 or 1), without a branch on `on`: the address
+ * of a real access, 0 otherwise, is range-checked (C1) with one unsigned compare (a negative
+ * address is huge), and the value is 0 for an inactive lane (it writes 0 to its register). */
 #define UB_READ_IF(on, chan, lane, a, dst)                                                      \
     do {                                                                                        \
-        int64_t a_ = (a);                                                                       \
-        unsigned on_ = (on), in_ = a_ >= 0 && a_ < (int64_t)ub_words;                          \
-        if (TT_UNLIKELY(on_ & !in_))                                                            \
-            return read_error(m, s, stop, k, a_, chan, (unsigned)(lane));                       \
-        uint16_t v_ = ub[in_ ? (size_t)a_ : 0];                                                 \
+        unsigned on_ = (on);                                                                    \
+        uint64_t a_ = (uint64_t)(int64_t)(a) & -(uint64_t)on_;                                  \
+        if (TT_UNLIKELY(a_ >= ub_words))                                                        \
+            return read_error(m, s, stop, k, (int64_t)a_, chan, (unsigned)(lane));              \
+        uint16_t v_ = ub[a_];                                                                   \
         (dst) = (uint16_t)(v_ & -(uint16_t)on_);                                                \
         if (TT_UNLIKELY(obs && s->trace_reads && on_)) {                                        \
             s->rd_ch[s->n_rd] = (uint8_t)(chan), s->rd_lane[s->n_rd] = (uint16_t)(lane);        \
             s->rd_addr[s->n_rd] = (int32_t)a_, s->rd_val[s->n_rd++] = v_;                       \
         }                                                                                       \
     } while (0)
-
-static inline unsigned lane_on(const tt_chan *c, unsigned i)
-{
-    return (unsigned)(i <= c->t) & (unsigned)(c->t < (uint32_t)c->R + i) & (unsigned)(i < c->C);
-}
 
 /* ---- A8: position of (r, c) of an R x C matrix in skew order -------------------------------- */
 
@@ -116,56 +111,61 @@ static int64_t skew_pos(int64_t R, int64_t C, int64_t r, int64_t c)
     return pos + r - (d - C + 1 > 0 ? d - C + 1 : 0);
 }
 
+/* The fields of F_k (A7.8) besides start and T, in one word (compilers load it at once). */
+static inline uint64_t read_fields(const tt_cycle *w)
+{
+    return (uint64_t)w->sel | (uint64_t)w->addr << 16 | (uint64_t)w->rows << 32 |
+           (uint64_t)w->cols << 48;
+}
+
 /* ---- A7.8: read issue ---------------------------------------------------------------------- */
 
-static int issue(npk_machine *m, tt_state *s, const tt_cycle *w, uint64_t k, npk_stop *stop)
+TT_ALWAYS_INLINE int issue(npk_machine *m, tt_state *s, const tt_cycle *w, uint64_t k,
+                           npk_stop *stop)
 {
     unsigned sel = w->sel;
     if (sel >= TT_N_CHANNELS)
         return OK;
     if ((uint32_t)w->rows + w->cols >= 65536u) { /* C4.3 */
-        npk_stop_set(stop, NPK_STOP_FAULT, s->pc,
+        npk_stop_set(stop, NPK_STOP_FAULT, k - 1,
                      "tinytpu: cycle %llu: read on the %s channel with rows + cols = %u: at least "
                      "65536 would wrap the RTL's 16-bit counters",
                      (unsigned long long)k, tt_channel_names[sel], (unsigned)w->rows + w->cols);
         return STOPPED;
     }
     (void)m;
-    tt_chan *c = &s->ch[sel];
-    memset(c, 0, sizeof *c);
-    s->ch_dirty |= 1u << sel;
-    c->addr = w->addr, c->rows = w->rows, c->cols = w->cols;
+    /* the new sequencer state, built in a local and stored at once */
+    const uint16_t addr = w->addr, rows = w->rows, cols = w->cols, T = w->T;
+    tt_chan c = {.addr = addr, .rows = rows, .cols = cols, .ptr = addr, .R = rows, .C = cols};
     switch (sel) {
     case TT_CH_INPUT:
-        c->ptr = w->addr;
-        c->T = w->T;
-        c->R = w->T ? w->cols : w->rows;
-        c->C = w->T ? w->rows : w->cols;
+        c.T = (uint8_t)T;
+        if (T)
+            c.R = cols, c.C = rows;
         break;
     case TT_CH_WEIGHT:
-        c->T = w->T;
-        c->skip = (uint16_t)(w->cols + 1);
-        if (w->T) {
-            c->R = w->cols, c->C = w->rows;
-            c->ptr = (int16_t)(uint16_t)(w->addr + w->cols - 1);
+        c.T = (uint8_t)T;
+        c.skip = (uint16_t)(cols + 1);
+        if (T) {
+            c.R = cols, c.C = rows;
+            c.ptr = (int16_t)(uint16_t)(addr + cols - 1);
         } else {
-            c->R = w->rows, c->C = w->cols;
-            c->ptr = (int16_t)(uint16_t)(w->addr + (uint16_t)(w->rows * w->cols) - w->cols);
+            c.ptr = (int16_t)(uint16_t)(addr + (uint16_t)(rows * cols) - cols);
         }
         s->cs_flag = 1;
-        s->cs_val = w->T ? w->rows : w->cols;
+        s->cs_val = T ? rows : cols;
         break;
     case TT_CH_GBIAS:
     case TT_CH_GWEIGHT:
         s->mode = sel == TT_CH_GWEIGHT;
-        s->gptr = w->addr;
-        /* fall through */
+        s->gptr = addr;
+        break;
     default:
-        c->ptr = w->addr;
-        c->R = w->rows, c->C = w->cols;
         break;
     }
-    s->ch_live = (s->ch_live & ~(1u << sel)) | (unsigned)(1u < (uint32_t)c->R + c->C) << sel;
+    s->ch[sel] = c;
+    s->ch_dirty |= 1u << sel;
+    s->ch_live = (s->ch_live & ~(1u << sel)) | (unsigned)(1u < (uint32_t)c.R + c.C) << sel;
     return OK;
 }
 
@@ -177,10 +177,11 @@ static inline int lane_active(const tt_chan *c, unsigned i)
 /* 3. The VPU lanes during the cycle (A9.2) and the stage registers' next values (A9.3), for
  *    pathway p (a constant in each copy). Returns whether any lane's output is valid. */
 TT_ALWAYS_INLINE unsigned vpu_lanes(tt_state *s, const tt_pe *bottom, const unsigned N,
-                                    const unsigned p, const uint16_t alpha, const uint16_t q)
+                                    const unsigned p, const tt_cycle *w)
 {
     unsigned any_out = 0;
     unsigned nz = 0;
+    const uint16_t alpha = w->leak, q = w->inv;
     for (unsigned i = 0; i < N; i++) {
         uint16_t d = bottom[i].psum;
         uint8_t v = bottom[i].vout;
@@ -212,10 +213,74 @@ TT_ALWAYS_INLINE unsigned vpu_lanes(tt_state *s, const tt_pe *bottom, const unsi
         s->st_d[2][i] = loss, s->st_v[2][i] = loss_v;
         s->st_d[3][i] = deriv, s->st_v[3][i] = x3v;
         s->lastH[i] = lasth;
-        nz |= b_on | l_on | loss_v | x3v | bias | lrelu | loss | deriv | lasth;
+        nz |= b_on | l_on | loss_v | x3v | loss | lasth; /* bias, lrelu, deriv: 0 if invalid */
     }
     s->vpu_quiet = !nz;
     return any_out;
+}
+
+/* The switch PE(r, j) takes in during the cycle (its swout after the edge), from the PEs as
+ * they were during the cycle: from the PE above, in row 0 from the left, PE(0,0) this word's
+ * bit. */
+TT_ALWAYS_INLINE unsigned sw_in(const tt_pe *pe, const tt_cycle *w, unsigned r, unsigned j,
+                                const unsigned N)
+{
+    return r ? pe[(r - 1) * N + j].swout : j ? pe[j - 1].swout : w->sw;
+}
+
+/* Channels 0..4 in `mask` did no beat: their state and output registers are cleared (they are
+ * at rest until the next issue). */
+TT_ALWAYS_INLINE void rest_channels(tt_state *s, unsigned mask, const unsigned N)
+{
+    for (unsigned ci = 0; ci < 5; ci++)
+        if (mask >> ci & 1)
+            memset(&s->ch[ci], 0, sizeof s->ch[ci]);
+    for (unsigned i = 0; i < N; i++) {
+        if (mask & 1u << TT_CH_INPUT)
+            s->in_d[i] = 0, s->in_v[i] = 0;
+        if (mask & 1u << TT_CH_WEIGHT)
+            s->w_d[i] = 0, s->w_v[i] = 0;
+        if (mask & 1u << TT_CH_BIAS)
+            s->bias_r[i] = 0;
+        if (mask & 1u << TT_CH_Y)
+            s->y_r[i] = 0;
+        if (mask & 1u << TT_CH_H)
+            s->h_r[i] = 0;
+    }
+    if (mask & 1u << TT_CH_WEIGHT)
+        s->w_any = 0;
+}
+
+/* A host word for lane i in this cycle's host writes (rare: host loads). */
+static TT_COLD int host_word(const tt_hostw *hw, unsigned n, unsigned i, uint16_t *v,
+                             uint8_t *src)
+{
+    for (unsigned h = 0; h < n; h++)
+        if (hw[h].lane == i) {
+            *v = hw[h].value, *src = SRC_HOST;
+            return 1;
+        }
+    return 0;
+}
+
+/* The first of the nw appends at or past the end of the UB (C1). */
+static TT_COLD int append_error(tt_state *s, npk_stop *stop, uint64_t k, unsigned nw)
+{
+    for (unsigned i = 0; i < nw; i++)
+        if (s->wr_addr[i] >= s->ub_words) {
+            char src[64];
+            snprintf(src, sizeof src, "%s append, lane %u",
+                     s->wr_src[i] == SRC_VPU ? "VPU" : "host", s->wr_lane[i]);
+            return range_error(NULL, s, stop, k, s->wr_addr[i], 1, src);
+        }
+    return OK;
+}
+
+static TT_COLD int gd_error(tt_state *s, npk_stop *stop, uint64_t k, uint32_t a, unsigned i)
+{
+    char src[64];
+    snprintf(src, sizeof src, "GD write-back, lane %u", i);
+    return range_error(NULL, s, stop, k, a, 1, src);
 }
 
 /* ---- one edge ------------------------------------------------------------------------------- */
@@ -225,11 +290,14 @@ static void trace_edge(tt_state *s, FILE *f, uint64_t k, unsigned nw);
 /* Step cycle k (1-based) with record w, for N lanes (a constant where the caller can make it
  * one, so that the lane loops unroll). Returns OK or STOPPED (stop set: an out-of-range access
  * (C1) or an over-long read; the UB keeps its contents from before the edge, registers may be
- * part-way through it, and the cycle does not count as done). The order is A12's; values computed from the state during the cycle are either
- * consumed before the register they come from is rewritten or kept in locals. obs: NULL in
- * the fast loop. */
+ * part-way through it, and the cycle does not count as done). The order is A12's; values
+ * computed from the state during the cycle are either consumed before the register they come
+ * from is rewritten or kept in locals (the PEs and the channels are updated in place, in an
+ * order that reads every value before it is rewritten). obs: NULL in the fast loop. ub and
+ * ub_words are s->ub and s->ub_words, passed in so that the fast loop loads them once. */
 TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint64_t k,
-                         npk_stop *stop, npk_obs *obs, const unsigned N)
+                            npk_stop *stop, npk_obs *obs, const unsigned N, uint16_t *const ub,
+                            const uint32_t ub_words)
 {
     if (w->rst) {
         tt_reset_state(s);
@@ -238,44 +306,38 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         return OK;
     }
     const unsigned p = w->pathway;
-    const uint16_t alpha = w->leak, q = w->inv, lr = w->lr;
-    const uint16_t *const ub = s->ub;
-    const uint32_t ub_words = s->ub_words;
+    /* PE(r, j) at pe[r * N + j]; for N = 2 the array inside the state (fixed offsets) */
+    tt_pe *const pe = N == 2 ? s->pe2 : s->pe;
     if (obs)
         s->n_rd = 0; /* trace_reads' R lines of this edge */
 
-    /* 1. issue and the column-size flag */
+    /* 1. issue and the column-size flag: a read issues when F_k (start = 1) differs from
+     *    F_{k-1}, kept as the packed fields and start | T << 1 */
     int issued = 0;
     if (w->start) {
-        uint16_t *F = s->prevF;
-        if (!F[0] || F[1] != w->sel || F[2] != w->T || F[3] != w->addr || F[4] != w->rows ||
-            F[5] != w->cols) {
+        const uint64_t f = read_fields(w);
+        const uint16_t ft = (uint16_t)(1u | (unsigned)w->T << 1);
+        if (f != s->prev_f || ft != s->prev_ft) {
             if (issue(m, s, w, k, stop) == STOPPED)
                 return STOPPED;
             issued = w->sel < TT_N_CHANNELS;
-            F[0] = 1, F[1] = w->sel, F[2] = w->T, F[3] = w->addr, F[4] = w->rows, F[5] = w->cols;
+            s->prev_f = f, s->prev_ft = ft;
         }
     } else {
         s->cs_flag = 0;
-        s->prevF[0] = 0; /* F_k with start = 0 differs from any F with start = 1 */
+        s->prev_ft = 0; /* F_k with start = 0 differs from any F with start = 1 */
     }
     const uint8_t cs_flag = s->cs_flag;
 
-    /* 2. PE(0,0)'s latch is open while this word's switch bit is 1 */
-    if (w->sw)
-        s->pe[0].active = s->pe[0].shadow;
-
     /* 3. the VPU chain during the cycle (A9.2) and the stage registers' next values (A9.3),
      *    lane by lane (lanes are independent; out[] keeps the output for 4a and 4c) */
-    const tt_pe *bottom = s->pe + (size_t)(N - 1) * N;
+    const tt_pe *bottom = pe + (size_t)(N - 1) * N;
     int any_out = 0;
     int vpu_skip = 0;
-    if (s->vpu_quiet && s->gating) {
-        unsigned vpu_in = 0; /* anything entering: a bottom-row valid or psum, a Y register */
-        for (unsigned i = 0; i < N; i++)
-            vpu_in |= bottom[i].vout | bottom[i].psum | s->y_r[i];
-        vpu_skip = !vpu_in; /* then LOSS stays 0 too */
-    }
+    if (s->vpu_quiet && s->gating) /* at rest: is anything entering? a bottom-row valid or
+                                       * psum, or a Y register (nonzero only while the Y
+                                       * channel has state) */
+        vpu_skip = !s->bottom_nz && !(s->ch_dirty & 1u << TT_CH_Y); /* then LOSS stays 0 too */
     if (vpu_skip) {
         for (unsigned i = 0; i < N; i++)
             s->out_v[i] = 0;
@@ -284,55 +346,47 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
          * pathway bypasses cost nothing */
         switch (p & 15) {
 #define TT_VPU_CASE(pw)                                                                          \
-    case pw: any_out = vpu_lanes(s, bottom, N, pw, alpha, q); break;
+    case pw: any_out = vpu_lanes(s, bottom, N, pw, w); break;
             TT_VPU_CASE(0) TT_VPU_CASE(1) TT_VPU_CASE(2) TT_VPU_CASE(3) TT_VPU_CASE(4)
             TT_VPU_CASE(5) TT_VPU_CASE(6) TT_VPU_CASE(7) TT_VPU_CASE(8) TT_VPU_CASE(9)
             TT_VPU_CASE(10) TT_VPU_CASE(11) TT_VPU_CASE(12) TT_VPU_CASE(13) TT_VPU_CASE(14)
-            default: any_out = vpu_lanes(s, bottom, N, 15, alpha, q); break;
+            default: any_out = vpu_lanes(s, bottom, N, 15, w); break;
 #undef TT_VPU_CASE
         }
     }
 
     /* 4a. the UB write list: appends (lanes N-1 .. 0; the VPU wins a lane over the host),
      *     then GD write-backs from the GD registers during the cycle */
-    unsigned nw = 0;
-    uint32_t wp = s->wp;
-    if (any_out || w->n_host) {
+    unsigned nw = 0, n_app = 0, n_gptr = 0; /* appends; weight-mode write-backs (gptr steps) */
+    if (any_out | w->n_host) {
+        uint32_t wp = s->wp;
         const tt_hostw *hw = w->n_host ? s->prog.hw + w->host : NULL;
         for (unsigned i = N; i-- > 0;) {
-            if (s->out_v[i]) {
-                s->wr_addr[nw] = wp++, s->wr_val[nw] = s->out_d[i], s->wr_src[nw] = SRC_VPU;
-                s->wr_lane[nw++] = (uint16_t)i;
+            uint16_t v = s->out_d[i];
+            uint8_t src = SRC_VPU;
+            if (!s->out_v[i] && !(w->n_host && host_word(hw, w->n_host, i, &v, &src)))
                 continue;
-            }
-            for (unsigned h = 0; h < w->n_host; h++)
-                if (hw[h].lane == i) {
-                    s->wr_addr[nw] = wp++, s->wr_val[nw] = hw[h].value;
-                    s->wr_src[nw] = SRC_HOST, s->wr_lane[nw++] = (uint16_t)i;
-                    break;
-                }
+            s->wr_addr[nw] = wp++, s->wr_val[nw] = v, s->wr_src[nw] = src;
+            s->wr_lane[nw++] = (uint16_t)i;
         }
-        for (unsigned i = 0; i < nw; i++)
-            if (s->wr_addr[i] >= s->ub_words) {
-                char src[64];
-                snprintf(src, sizeof src, "%s append, lane %u",
-                         s->wr_src[i] == SRC_VPU ? "VPU" : "host", s->wr_lane[i]);
-                return range_error(m, s, stop, k, s->wr_addr[i], 1, src);
-            }
+        /* the appends have consecutive addresses s->wp .. wp - 1 */
+        if (TT_UNLIKELY((uint64_t)s->wp + nw > ub_words))
+            return append_error(s, stop, k, nw);
+        n_app = nw;
     }
-    uint16_t gptr = s->gptr;
-    for (unsigned j = 0; j < N && s->gd_busy; j++) {
-        unsigned i = s->mode ? N - 1 - j : j; /* weight mode: lanes N-1 .. 0 */
-        if (!s->done[i])
-            continue;
-        uint32_t a = s->mode ? gptr++ : (uint16_t)(gptr + i);
-        if (a >= s->ub_words) {
-            char src[64];
-            snprintf(src, sizeof src, "GD write-back, lane %u", i);
-            return range_error(m, s, stop, k, a, 1, src);
+    if (s->gd_busy) {
+        uint16_t gptr = s->gptr;
+        for (unsigned j = 0; j < N; j++) {
+            unsigned i = s->mode ? N - 1 - j : j; /* weight mode: lanes N-1 .. 0 */
+            if (!s->done[i])
+                continue;
+            uint32_t a = s->mode ? gptr++ : (uint16_t)(gptr + i);
+            if (TT_UNLIKELY(a >= ub_words))
+                return gd_error(s, stop, k, a, i);
+            s->wr_addr[nw] = a, s->wr_val[nw] = s->upd[i], s->wr_src[nw] = SRC_GD;
+            s->wr_lane[nw++] = (uint16_t)i;
         }
-        s->wr_addr[nw] = a, s->wr_val[nw] = s->upd[i], s->wr_src[nw] = SRC_GD;
-        s->wr_lane[nw++] = (uint16_t)i;
+        n_gptr = (uint16_t)(gptr - s->gptr);
     }
 
     /* 4b comes after 4c and 4d: the channel beats rewrite the output registers that the GD
@@ -342,9 +396,6 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
     /* which channels do a beat at this edge (kept as a mask: issue and every beat update it) */
     const unsigned act_bits = s->ch_live; /* bit c set iff t + 1 < R + C for channel c */
 #define ACT(ci) (act_bits >> (ci) & 1)
-#define RELIVE(ci, c)                                                                          \
-    (s->ch_live = (s->ch_live & ~(1u << (ci))) |                                             \
-                  (unsigned)((uint32_t)(c)->t + 1 < (uint32_t)(c)->R + (c)->C) << (ci))
 
     /* 4c. GD units (A10), from the values during the cycle (per lane, in place). With no VPU
      *     beat and nothing done they stay at rest (done = 0, upd = 0). */
@@ -355,7 +406,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         for (unsigned i = 0; i < N; i++) {
             uint8_t gv = (uint8_t)(window & s->out_v[i]);
             uint16_t a = (s->mode == 0 && s->done[i]) ? s->upd[i] : s->old_r[i];
-            s->upd[i] = (uint16_t)(qsub(a, qmul(s->out_d[i], lr)) & -(uint16_t)gv);
+            s->upd[i] = (uint16_t)(qsub(a, qmul(s->out_d[i], w->lr)) & -(uint16_t)gv);
             s->done[i] = gv;
             busy |= gv;
         }
@@ -369,202 +420,217 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
      * been idle for 2N edges: valid and switch bits leave it within 2N - 2 edges, weights within
      * N - 1, and a PE without a valid input zeroes its psum (disabled PEs are cleared at once).
      * Then an edge with idle inputs changes nothing. */
-    unsigned idle_in = (s->in_v[0] | w->sw | s->w_any) == 0;
-    s->pe_idle = idle_in ? s->pe_idle + (s->pe_idle <= 2 * N) : 0; /* this edge included */
-    int pe_skip = s->gating && s->pe_idle > 2 * N;
-    if (!pe_skip) {
-        const tt_pe *pe = s->pe;
-        tt_pe *nx = s->pe_next;
-        /* column by column: E, the weight lane and its valid are per column */
-        for (unsigned j = 0; j < N; j++) {
+    unsigned pe_idle = s->pe_idle; /* this edge included, capped at 2N + 1 */
+    if (s->in_v[0] | w->sw | s->w_any)
+        s->pe_idle = pe_idle = 0;
+    else if (pe_idle <= 2 * N)
+        s->pe_idle = ++pe_idle;
+    if (pe_idle <= 2 * N || !s->gating) {
+        unsigned bottom_nz = 0; /* for the VPU's rest test */
+        /* In place, from the bottom-right PE to the top-left one, column by column (E, the
+         * weight lane and its valid are per column): PE(r, j) reads itself, the PE above and
+         * the PE to its left as they were during the cycle, and those come later. */
+        for (unsigned j = N; j-- > 0;) {
             if (!s->E[j]) { /* disabled (E changes rarely): cleared, psum kept */
                 for (unsigned r = 0; r < N; r++) {
-                    tt_pe *n = &nx[r * N + j];
-                    n->xout = n->shadow = n->wout = 0;
-                    n->vout = n->swout = 0;
-                    n->active = 0;
-                    n->psum = pe[r * N + j].psum;
+                    tt_pe *c = &pe[r * N + j];
+                    c->xout = c->shadow = c->wout = 0;
+                    c->vout = c->swout = 0;
+                    c->active = 0;
                 }
+                bottom_nz |= pe[(N - 1) * N + j].psum;
                 continue;
             }
             const uint16_t wm = (uint16_t)-(uint16_t)s->w_v[j];
-            for (unsigned r = 0; r < N; r++) {
-                const tt_pe *c = &pe[r * N + j];
-                tt_pe *n = &nx[r * N + j];
+            for (unsigned r = N; r-- > 0;) {
+                tt_pe *c = &pe[r * N + j];
                 const tt_pe *up = r ? &pe[(r - 1) * N + j] : NULL;
                 const tt_pe *left = j ? &pe[r * N + j - 1] : NULL;
                 uint8_t v = up ? up->vout : left ? left->vout : s->in_v[0];
                 uint8_t sw = up ? up->swout : left ? left->swout : w->sw;
                 uint16_t x = left ? left->xout : s->in_d[r];
                 uint16_t win = up ? up->wout : s->w_d[j];
-                uint16_t mac = qadd(qmul(x, c->active), up ? up->psum : 0);
+                /* 2. PE(0,0)'s latch is open while this word's switch bit is 1: it
+                 *    multiplies by its shadow (the array steps whenever sw is 1) */
+                uint16_t active = r == 0 && j == 0 && w->sw ? c->shadow : c->active;
+                uint16_t prod = qmul(x, active);
+                uint16_t mac = up ? qadd(prod, up->psum) : prod; /* + 0: already saturated */
                 uint16_t shadow = (uint16_t)((win & wm) | (c->shadow & ~wm));
-                n->vout = v, n->swout = sw;
-                n->shadow = shadow;
-                n->wout = win & wm;
-                n->xout = v ? x : c->xout;
-                n->psum = v ? mac : 0;
                 /* 6. the latch after the edge (A4.3) is open when the switch source holds 1
-                 *    now: PE(0,0) this word's bit, the others the neighbour's new swout
-                 *    (PE(r-1, j) and PE(0, j-1) come earlier in this column-major walk) */
-                int open = r ? nx[(r - 1) * N + j].swout : j ? nx[j - 1].swout : w->sw;
-                n->active = open ? shadow : c->active;
+                 *    now: PE(0,0) this word's bit, the others the new swout of the PE above
+                 *    (row 0: to the left), which is the switch that PE takes in during the
+                 *    cycle, or 0 if its column is disabled */
+                unsigned open = r ? sw_in(pe, w, r - 1, j, N)
+                                : j ? s->E[j - 1] && sw_in(pe, w, 0, j - 1, N) : w->sw;
+                c->vout = v, c->swout = sw;
+                c->wout = win & wm;
+                c->xout = v ? x : c->xout;
+                c->psum = v ? mac : 0;
+                if (r == N - 1)
+                    bottom_nz |= v | c->psum;
+                c->active = open ? shadow : active;
+                c->shadow = shadow;
                 macs += v;
             }
         }
-        s->pe = nx, s->pe_next = (tt_pe *)pe;
+        s->bottom_nz = bottom_nz != 0;
     }
 
     /* 4b. channel beats (in place: each channel's next state depends only on its own). A
      *     channel that did no beat clears its state and outputs; after that it is at rest
-     *     until the next issue (ch_dirty). */
+     *     until the next issue (ch_dirty). The masks are kept in locals and stored once. */
+    unsigned dirty = s->ch_dirty, live = act_bits;
     /* channels 0..4 with state but no beat: state and outputs cleared, then at rest */
-    if (s->ch_dirty & ~act_bits & 0x1Fu)
-        for (unsigned rest = s->ch_dirty & ~act_bits & 0x1Fu, ci = 0; rest; ci++, rest >>= 1)
-            if (rest & 1)
-                memset(&ch[ci], 0, sizeof ch[ci]);
-    /* input channel: lanes 0 -> N-1 if T, else N-1 -> 0; sequential */
-    if (s->ch_dirty & 1u << TT_CH_INPUT) {
-        tt_chan *c = &ch[TT_CH_INPUT];
-        unsigned any = 0;
-        if (ACT(TT_CH_INPUT)) {
-            for (unsigned jj = 0; jj < N; jj++) {
-                unsigned i = c->T ? jj : N - 1 - jj, on = lane_on(c, i);
-                UB_READ_IF(on, TT_CH_INPUT, i, (uint16_t)c->ptr, s->in_d[i]);
-                s->in_v[i] = (uint8_t)on, any |= on;
-                c->ptr = (uint16_t)(c->ptr + on);
-            }
-            c->t++;
-            RELIVE(TT_CH_INPUT, c);
-        } else {
+    if (dirty & ~act_bits & 0x1Fu)
+        rest_channels(s, dirty & ~act_bits & 0x1Fu, N);
+    /* A beat of channel ci at counter t (c->t during the cycle): lane i reads when
+     * i <= t < R + i and i < C (A7.2); the channel does another beat at the next edge iff
+     * t + 2 < R + C. */
+#define BEAT_BEGIN(ci)                                                                         \
+    tt_chan *c = &ch[ci];                                                                      \
+    const uint32_t t = c->t, R = c->R, C = c->C;                                               \
+    unsigned any = 0
+#define LANE_ON(i) ((unsigned)((uint32_t)(t - (i)) < R) & (unsigned)((i) < C))
+#define BEAT_END(ci)                                                                           \
+    c->t = (uint16_t)(t + 1);                                                                  \
+    live = (live & ~(1u << (ci))) | (unsigned)(t + 2 < R + C) << (ci);                        \
+    beats += any
+    /* input channel: lanes 0 -> N-1 if T, else N-1 -> 0; sequential (a copy per order, so
+     * that the lane numbers are constants) */
+    if (ACT(TT_CH_INPUT)) {
+        BEAT_BEGIN(TT_CH_INPUT);
+        uint16_t ptr = (uint16_t)c->ptr;
+#define IN_LANE(i)                                                                             \
+    do {                                                                                       \
+        unsigned on = LANE_ON(i);                                                              \
+        UB_READ_IF(on, TT_CH_INPUT, i, ptr, s->in_d[i]);                                       \
+        s->in_v[i] = (uint8_t)on, any |= on;                                                   \
+        ptr = (uint16_t)(ptr + on);                                                            \
+    } while (0)
+        if (c->T)
             for (unsigned i = 0; i < N; i++)
-                s->in_d[i] = 0, s->in_v[i] = 0;
-        }
-        beats += any;
+                IN_LANE(i);
+        else
+            for (unsigned i = N; i-- > 0;)
+                IN_LANE(i);
+#undef IN_LANE
+        c->ptr = ptr;
+        BEAT_END(TT_CH_INPUT);
     }
     /* weight channel */
-    if (s->ch_dirty & 1u << TT_CH_WEIGHT) {
-        tt_chan *c = &ch[TT_CH_WEIGHT];
-        unsigned any = 0;
-        if (ACT(TT_CH_WEIGHT)) {
-            if (N == 2) { /* the RTL's pointer walk (A7.4) */
-                int32_t step_ = c->T ? (int32_t)c->skip : -(int32_t)c->skip;
-                for (unsigned jj = 0; jj < N; jj++) {
-                    unsigned i = c->T ? jj : N - 1 - jj, on = lane_on(c, i);
-                    UB_READ_IF(on, TT_CH_WEIGHT, i, (int16_t)(uint16_t)c->ptr, s->w_d[i]);
-                    s->w_v[i] = (uint8_t)on, any |= on;
-                    c->ptr = (int16_t)(uint16_t)(c->ptr + (on ? step_ : 0));
-                }
-                c->ptr = (int16_t)(uint16_t)(c->T ? c->ptr - (c->skip + 1)
-                                                  : c->ptr + (c->skip + 1));
-            } else { /* C2.3: the intent on the skew-order layout */
-                for (unsigned i = 0; i < N; i++) {
-                    s->w_d[i] = 0, s->w_v[i] = 0;
-                    if (!lane_active(c, i))
-                        continue;
-                    int64_t r = c->T ? i : (int64_t)c->rows - 1 - (c->t - i);
-                    int64_t col = c->T ? (int64_t)c->cols - 1 - (c->t - i) : i;
-                    UB_READ(TT_CH_WEIGHT, i, (int64_t)c->addr + skew_pos(c->rows, c->cols, r, col),
-                            s->w_d[i]);
-                    s->w_v[i] = 1, any = 1;
-                }
+    if (ACT(TT_CH_WEIGHT)) {
+        BEAT_BEGIN(TT_CH_WEIGHT);
+        if (N == 2) { /* the RTL's pointer walk (A7.4): T lanes 0, 1 stepping +skip, then
+                       * back by skip + 1; else lanes 1, 0 stepping -skip, then on by skip + 1 */
+            int32_t ptr = c->ptr;
+            const int32_t skip = c->skip;
+#define W_LANE(i, step)                                                                        \
+    do {                                                                                       \
+        unsigned on = LANE_ON(i);                                                              \
+        UB_READ_IF(on, TT_CH_WEIGHT, i, (int16_t)(uint16_t)ptr, s->w_d[i]);                   \
+        s->w_v[i] = (uint8_t)on, any |= on;                                                    \
+        ptr = (int16_t)(uint16_t)(ptr + (on ? (step) : 0));                                    \
+    } while (0)
+            if (c->T) {
+                W_LANE(0, skip);
+                W_LANE(1, skip);
+                ptr = (int16_t)(uint16_t)(ptr - (skip + 1));
+            } else {
+                W_LANE(1, -skip);
+                W_LANE(0, -skip);
+                ptr = (int16_t)(uint16_t)(ptr + (skip + 1));
             }
-            c->t++;
-            RELIVE(TT_CH_WEIGHT, c);
-        } else {
-            for (unsigned i = 0; i < N; i++)
+#undef W_LANE
+            c->ptr = ptr;
+        } else { /* C2.3: the intent on the skew-order layout */
+            for (unsigned i = 0; i < N; i++) {
                 s->w_d[i] = 0, s->w_v[i] = 0;
+                if (!lane_active(c, i))
+                    continue;
+                int64_t r = c->T ? i : (int64_t)c->rows - 1 - (c->t - i);
+                int64_t col = c->T ? (int64_t)c->cols - 1 - (c->t - i) : i;
+                UB_READ(TT_CH_WEIGHT, i, (int64_t)c->addr + skew_pos(c->rows, c->cols, r, col),
+                        s->w_d[i]);
+                s->w_v[i] = 1, any = 1;
+            }
         }
-        beats += any;
-        s->w_any = (uint8_t)any; /* some weight lane valid (any is 0 after a clear) */
+        s->w_any = (uint8_t)any; /* some weight lane valid */
+        BEAT_END(TT_CH_WEIGHT);
     }
     /* bias channel: lane i repeats mem[ptr + i] */
-    if (s->ch_dirty & 1u << TT_CH_BIAS) {
-        tt_chan *c = &ch[TT_CH_BIAS];
-        unsigned any = 0;
-        if (ACT(TT_CH_BIAS)) {
-            for (unsigned i = 0; i < N; i++) {
-                unsigned on = lane_on(c, i);
-                UB_READ_IF(on, TT_CH_BIAS, i, (uint16_t)(c->ptr + i), s->bias_r[i]);
-                any |= on;
-            }
-            c->t++;
-            RELIVE(TT_CH_BIAS, c);
-        } else {
-            for (unsigned i = 0; i < N; i++)
-                s->bias_r[i] = 0;
+    if (ACT(TT_CH_BIAS)) {
+        BEAT_BEGIN(TT_CH_BIAS);
+        for (unsigned i = 0; i < N; i++) {
+            unsigned on = LANE_ON(i);
+            UB_READ_IF(on, TT_CH_BIAS, i, (uint16_t)(c->ptr + i), s->bias_r[i]);
+            any |= on;
         }
-        beats += any;
+        BEAT_END(TT_CH_BIAS);
     }
     /* Y and H channels: lanes N-1 .. 0, sequential */
-    for (unsigned ci = TT_CH_Y; ci <= TT_CH_H; ci++) {
-        if (!(s->ch_dirty & 1u << ci))
+    for (unsigned ci = TT_CH_Y; ci <= TT_CH_H && (act_bits & (1u << TT_CH_Y | 1u << TT_CH_H));
+         ci++) {
+        if (!ACT(ci))
             continue;
-        tt_chan *c = &ch[ci];
+        BEAT_BEGIN(ci);
         uint16_t *dst = ci == TT_CH_Y ? s->y_r : s->h_r;
-        unsigned any = 0;
-        if (ACT(ci)) {
-            for (unsigned i = N; i-- > 0;) {
-                unsigned on = lane_on(c, i);
-                UB_READ_IF(on, ci, i, (uint16_t)c->ptr, dst[i]);
-                c->ptr = (uint16_t)(c->ptr + on);
+        uint16_t ptr = (uint16_t)c->ptr;
+        for (unsigned i = N; i-- > 0;) {
+            unsigned on = LANE_ON(i);
+            UB_READ_IF(on, ci, i, ptr, dst[i]);
+            ptr = (uint16_t)(ptr + on);
+            any |= on;
+        }
+        c->ptr = ptr;
+        BEAT_END(ci);
+    }
+    dirty &= act_bits | ~0x1Fu; /* channels 0..4 without a beat: at rest now */
+    /* channels 5 and 6 share one sequencer (A7.6): gbias beats while active, else gweight */
+    if (dirty & (1u << TT_CH_GBIAS | 1u << TT_CH_GWEIGHT)) {
+        if (ACT(TT_CH_GBIAS)) {
+            BEAT_BEGIN(TT_CH_GBIAS);
+            for (unsigned i = 0; i < N; i++) {
+                unsigned on = LANE_ON(i);
+                UB_READ_IF(on, TT_CH_GBIAS, i, (uint16_t)(c->ptr + i), s->old_r[i]);
                 any |= on;
             }
-            c->t++;
-            RELIVE(ci, c);
+            BEAT_END(TT_CH_GBIAS);
+        } else if (ACT(TT_CH_GWEIGHT)) {
+            BEAT_BEGIN(TT_CH_GWEIGHT);
+            uint16_t ptr = (uint16_t)c->ptr;
+            for (unsigned i = N; i-- > 0;) {
+                unsigned on = LANE_ON(i);
+                UB_READ_IF(on, TT_CH_GWEIGHT, i, ptr, s->old_r[i]);
+                ptr = (uint16_t)(ptr + on);
+                any |= on;
+            }
+            c->ptr = ptr;
+            BEAT_END(TT_CH_GWEIGHT);
         } else {
-            for (unsigned i = 0; i < N; i++)
-                dst[i] = 0;
-        }
-        beats += any;
-    }
-    s->ch_dirty &= act_bits | ~0x1Fu; /* channels 0..4 without a beat: at rest now */
-    /* channels 5 and 6 share one sequencer (A7.6) */
-    if (s->ch_dirty & (1u << TT_CH_GBIAS | 1u << TT_CH_GWEIGHT)) {
-        tt_chan *g5 = &ch[TT_CH_GBIAS], *g6 = &ch[TT_CH_GWEIGHT];
-        unsigned any = 0;
-        int g6_runs = !ACT(TT_CH_GBIAS) && ACT(TT_CH_GWEIGHT);
-        if (!ACT(TT_CH_GBIAS) && !g6_runs)
             for (unsigned i = 0; i < N; i++)
                 s->old_r[i] = 0;
-        if (ACT(TT_CH_GBIAS)) {
-            for (unsigned i = 0; i < N; i++) {
-                unsigned on = lane_on(g5, i);
-                UB_READ_IF(on, TT_CH_GBIAS, i, (uint16_t)(g5->ptr + i), s->old_r[i]);
-                any |= on;
-            }
-            g5->t++;
-            RELIVE(TT_CH_GBIAS, g5);
-        } else if (g6_runs) {
-            for (unsigned i = N; i-- > 0;) {
-                unsigned on = lane_on(g6, i);
-                UB_READ_IF(on, TT_CH_GWEIGHT, i, (uint16_t)g6->ptr, s->old_r[i]);
-                g6->ptr = (uint16_t)(g6->ptr + on);
-                any |= on;
-            }
-            g6->t++;
-            RELIVE(TT_CH_GWEIGHT, g6);
-        } else {
-            memset(g5, 0, sizeof *g5);
-            memset(g6, 0, sizeof *g6);
-            s->ch_dirty &= ~(1u << TT_CH_GBIAS | 1u << TT_CH_GWEIGHT);
+            memset(&ch[TT_CH_GBIAS], 0, sizeof ch[TT_CH_GBIAS]);
+            memset(&ch[TT_CH_GWEIGHT], 0, sizeof ch[TT_CH_GWEIGHT]);
+            dirty &= ~(1u << TT_CH_GBIAS | 1u << TT_CH_GWEIGHT);
         }
-        beats += any;
     }
+    s->ch_dirty = dirty, s->ch_live = live;
+#undef BEAT_BEGIN
+#undef LANE_ON
+#undef BEAT_END
 #undef ACT
-#undef RELIVE
 
-    /* 5. commit the UB writes in list order, wp, gptr, E, the PEs */
-    for (unsigned i = 0; i < nw; i++) {
+    /* 5. commit the UB writes in list order (at most 2N: a bound that unrolls), wp, gptr and E
+     *    (the PEs and channels were updated in place) */
+    for (unsigned i = 0; i < 2 * N && i < nw; i++) {
         if (obs && obs->trace)
-            s->ub_before[i] = s->ub[s->wr_addr[i]];
-        s->ub[s->wr_addr[i]] = s->wr_val[i];
+            s->ub_before[i] = ub[s->wr_addr[i]];
+        ub[s->wr_addr[i]] = s->wr_val[i];
     }
-    s->wp = wp;
+    s->wp += n_app;
+    s->gptr = (uint16_t)(s->gptr + n_gptr);
     if (obs)
         s->n_wr = nw; /* for the VCD's write port */
-    if (s->mode)
-        s->gptr = gptr;
     if (cs_flag) /* 4e. E from the flag during the cycle (A5.5) */
         for (unsigned j = 0; j < N; j++) {
             uint8_t e = j < s->cs_val;
@@ -671,27 +737,36 @@ static int kind_of(const tt_cycle *c)
     return TT_K_IDLE;
 }
 
-/* The fast loop for N lanes: no observers, the edge inlined (N = 2 gets its own copy). */
-static int fast_loop_2(npk_machine *m, tt_state *s, uint64_t max, npk_stop *stop,
-                                   uint64_t *done)
+/* The fast loop for N lanes: no observers, the edge inlined (N = 2 gets its own copy). The
+ * cycle index lives in a local; s->pc is written back when the loop ends or stops (the step
+ * reports its cycle k to the error messages itself). */
+TT_ALWAYS_INLINE int fast_loop_n(npk_machine *m, tt_state *s, uint64_t max, npk_stop *stop,
+                                 const unsigned N)
 {
-    while (s->pc < s->prog.n && (!max || *done < max)) {
-        if (step_n(m, s, &s->prog.c[s->pc], s->pc + 1, stop, NULL, 2) == STOPPED)
-            return STOPPED;
-        s->pc++, ++*done;
-    }
-    return OK;
+    uint64_t pc = s->pc, end = s->prog.n;
+    if (max && end - pc > max)
+        end = pc + max;
+    const tt_cycle *c = s->prog.c;
+    uint16_t *const ub = s->ub; /* the UB and its size never change during a run */
+    const uint32_t ub_words = s->ub_words;
+    int rc = OK;
+    for (; pc < end; pc++)
+        if (step_n(m, s, &c[pc], pc + 1, stop, NULL, N, ub, ub_words) == STOPPED) {
+            rc = STOPPED;
+            break;
+        }
+    s->pc = pc;
+    return rc;
 }
 
-static int fast_loop_any(npk_machine *m, tt_state *s, uint64_t max, npk_stop *stop,
-                         uint64_t *done)
+static int fast_loop_2(npk_machine *m, tt_state *s, uint64_t max, npk_stop *stop)
 {
-    while (s->pc < s->prog.n && (!max || *done < max)) {
-        if (step_n(m, s, &s->prog.c[s->pc], s->pc + 1, stop, NULL, s->N) == STOPPED)
-            return STOPPED;
-        s->pc++, ++*done;
-    }
-    return OK;
+    return fast_loop_n(m, s, max, stop, 2);
+}
+
+static int fast_loop_any(npk_machine *m, tt_state *s, uint64_t max, npk_stop *stop)
+{
+    return fast_loop_n(m, s, max, stop, s->N);
 }
 
 npk_status tt_run(npk_machine *m, void *state, uint64_t max, npk_stop *stop)
@@ -704,14 +779,14 @@ npk_status tt_run(npk_machine *m, void *state, uint64_t max, npk_stop *stop)
     uint64_t done = 0;
     if (!obs) {
         if (s->N == 2)
-            fast_loop_2(m, s, max, stop, &done);
+            fast_loop_2(m, s, max, stop);
         else
-            fast_loop_any(m, s, max, stop, &done);
+            fast_loop_any(m, s, max, stop);
     } else {
         while (s->pc < s->prog.n && (!max || done < max)) {
             const tt_cycle *c = &s->prog.c[s->pc];
             uint64_t k = s->pc + 1;
-            if (step_n(m, s, c, k, stop, obs, s->N) == STOPPED)
+            if (step_n(m, s, c, k, stop, obs, s->N, s->ub, s->ub_words) == STOPPED)
                 break;
             o->insns++;
             o->cycles = k;

@@ -51,11 +51,12 @@ void tt_reset_state(tt_state *s)
     memset(s->st_d, 0, sizeof s->st_d);
     memset(s->st_v, 0, sizeof s->st_v);
     memset(s->lastH, 0, sizeof s->lastH);
-    memset(s->prevF, 0, sizeof s->prevF); /* a reset cycle counts as F = 0 (A7.8) */
+    s->prev_f = 0, s->prev_ft = 0; /* a reset cycle counts as F = 0 (A7.8) */
     s->cs_flag = 0;
     s->cs_val = 0;
     s->pe_idle = 2 * s->N + 1; /* everything is zero: at rest */
     s->vpu_quiet = 1;
+    s->bottom_nz = 0;
     s->gd_busy = 0;
     s->w_any = 0;
     s->ch_dirty = 0;
@@ -86,8 +87,8 @@ static void tt_destroy(void *state)
     free(s->reset_at);
     free(s->vcd_path);
     free(s->ub);
-    free(s->pe);
-    free(s->pe_next);
+    if (s->pe != s->pe2)
+        free(s->pe);
     free(s);
 }
 
@@ -203,9 +204,8 @@ static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out
     tt_program_init(&s->prog, s->N);
     size_t nn = (size_t)s->N * s->N;
     s->ub = calloc(ub, sizeof *s->ub);
-    s->pe = calloc(nn, sizeof *s->pe);
-    s->pe_next = calloc(nn, sizeof *s->pe_next);
-    int ok = s->ub && s->pe && s->pe_next;
+    s->pe = s->N == 2 ? s->pe2 : calloc(nn, sizeof *s->pe);
+    int ok = s->ub && s->pe;
     if (!ok) {
         tt_destroy(s);
         return npk_fail(m, NPK_ERR_NOMEM, "tinytpu: out of memory for lanes=%llu",

@@ -64,7 +64,8 @@ typedef struct tt_state {
     /* architectural state (Part A) */
     uint16_t *ub;
     uint32_t wp;
-    tt_pe *pe;                   /* PE(k, j) at pe[k * N + j] */
+    tt_pe *pe;                   /* PE(k, j) at pe[k * N + j]: pe2 for N = 2, else allocated */
+    tt_pe pe2[4];                /* the PEs of N = 2 (fixed offsets in the state for the step) */
     /* lane state, N of TT_MAX_N used (fixed arrays: no pointer chasing on the hot path) */
     uint8_t E[TT_MAX_N];
     tt_chan ch[TT_N_CHANNELS];
@@ -78,7 +79,8 @@ typedef struct tt_state {
     uint16_t st_d[4][TT_MAX_N];                 /* VPU stages BIAS, LREL, LOSS, DERIV (A9.3) */
     uint8_t st_v[4][TT_MAX_N];
     uint16_t lastH[TT_MAX_N];
-    uint16_t prevF[6];           /* F_{k-1}: start, sel, T, addr, rows, cols (A7.8) */
+    uint64_t prev_f;             /* F_{k-1} (A7.8): sel, addr, rows, cols (exec.c packs them) */
+    uint16_t prev_ft;            /* and its start and T: 0 if start was 0, else 1 | T << 1 */
     uint8_t cs_flag;             /* column-size flag and value (A7.9) */
     uint16_t cs_val;
 
@@ -87,6 +89,7 @@ typedef struct tt_state {
     int gating;                  /* setting gating=0 steps everything (tests compare) */
     unsigned pe_idle;            /* edges since the array's inputs were last active (capped) */
     uint8_t vpu_quiet;           /* the VPU stages are at rest */
+    uint8_t bottom_nz;           /* some bottom-row PE has vout or psum nonzero */
     uint8_t gd_busy;             /* some GD unit has done = 1 */
     uint8_t w_any;               /* some weight lane valid */
     unsigned ch_dirty;           /* bit c: channel c's state or outputs may be nonzero */
@@ -95,7 +98,6 @@ typedef struct tt_state {
     /* scratch for one step */
     uint16_t out_d[TT_MAX_N];
     uint8_t out_v[TT_MAX_N];
-    tt_pe *pe_next;
     uint32_t wr_addr[2 * TT_MAX_N];             /* UB writes of one edge, in order */
     uint16_t wr_val[2 * TT_MAX_N], wr_lane[2 * TT_MAX_N], ub_before[2 * TT_MAX_N];
     uint8_t wr_src[2 * TT_MAX_N];               /* 0 host, 1 VPU, 2 GD (traces, errors) */
