@@ -97,22 +97,11 @@ static npk_status parse_config(npk_machine *m, npk_config *cfg, pccx_t *c, int *
                             mode);
         *mode_set = 1;
     }
-    if (npk_config_take(cfg, "host_ddr_bytes") || npk_config_take(cfg, "hostsize"))
-        *host_set = 1;
-    /* read it again through the typed parser (take() above only detected presence) */
-    for (size_t i = 0; i < cfg->n; i++)
-        if (!strcasecmp(cfg->items[i].key, "host_ddr_bytes") ||
-            !strcasecmp(cfg->items[i].key, "hostsize"))
-            cfg->items[i].used = 0;
+    for (size_t i = 0; i < cfg->n; i++) /* given explicitly: it overrides `.hostsize` */
+        if (!strcasecmp(cfg->items[i].key, "host_ddr_bytes"))
+            *host_set = 1;
     st = npk_config_u64(m, cfg, "pccx", "host_ddr_bytes", PCCX_HOST_DEFAULT, 16, PCCX_HOST_MAX,
                         &v);
-    if (st == NPK_OK && npk_config_take(cfg, "hostsize"))
-        for (size_t i = 0; i < cfg->n; i++)
-            if (!strcasecmp(cfg->items[i].key, "hostsize")) {
-                cfg->items[i].used = 0;
-                st = npk_config_u64(m, cfg, "pccx", "hostsize", PCCX_HOST_DEFAULT, 16,
-                                    PCCX_HOST_MAX, &v);
-            }
     if (st != NPK_OK)
         return st;
     if (v % 16)

@@ -76,6 +76,14 @@ expect 126 "the weight queue is empty" -- "$NPK" run -t pccx "$T/empty.s"
 printf '    tanh src=0, dst=0x100, len=4\n' >"$T/ext.s"
 expect 125 "ext.s:1:" -- "$NPK" run -t pccx "$T/ext.s"
 expect 0 "" -- "$NPK" run -t pccx:ext "$T/ext.s"
+# .hostsize sizes host DDR unless the command line does (§13.3: the command line wins)
+printf '.hostsize 4096\n.host byte=0\n.bf16 1.0\n    memset fmap, idx=1, a=1, b=8, c=1\n    memcpy.h2l dst=0, aux=256, shape=1\n' >"$T/hs.s"
+expect 126 "leave host DDR (4096 bytes)" -- "$NPK" run -t pccx "$T/hs.s"
+expect 0 "" -- "$NPK" run -t pccx:host_ddr_bytes=1M "$T/hs.s"
+# .profile likewise: the file's ext applies unless the command line says base
+printf '.profile ext\n    tanh src=0, dst=0x100, len=4\n' >"$T/prof.s"
+expect 0 "" -- "$NPK" run -t pccx "$T/prof.s"
+expect 125 "prof.s:2:" -- "$NPK" run -t pccx:base "$T/prof.s"
 expect 125 "unknown setting 'frob'" -- "$NPK" run -t pccx:frob "$T/ext.s"
 expect 125 "not a multiple of 16" -- "$NPK" run -t pccx:host_ddr_bytes=100 "$T/ext.s"
 
