@@ -45,6 +45,7 @@ bench: build
 	$(BUILD)/bench/rvnpu/bench_rvnpu
 	$(BUILD)/bench/opennpu/bench_opennpu
 	$(BUILD)/bench/tinytpu/bench_tinytpu
+	$(BUILD)/bench/pccx/bench_pccx
 	$(BUILD)/bench/pccx/pccx_gemma --split
 
 clean:

@@ -4,6 +4,7 @@
 #ifndef NPK_NUM_XSUM_H
 #define NPK_NUM_XSUM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "num/fenv.h"
@@ -44,6 +45,12 @@ uint32_t npk_xsum_to_f32(const npk_xsum *s, npk_fenv *e);
  * npk_xdot_bf16_i4_exact (the accumulator above) must be used. */
 int npk_xdot_prepare(const uint16_t *a, uint64_t K, double *ad);
 uint32_t npk_xdot_bf16_i4_fast(const double *ad, const uint8_t *w, uint64_t K);
+/* The fast path for NPK_XDOT_ROWS weight rows at once (row r at w + r * row_bytes) into
+ * y[0..NPK_XDOT_ROWS), equal to npk_xdot_bf16_i4_fast per row: the prepared row is read once
+ * for all of them, which is what makes a GEMV faster than row by row. */
+#define NPK_XDOT_ROWS 8
+void npk_xdot_bf16_i4_fast_rows(const double *ad, const uint8_t *w, size_t row_bytes,
+                                uint64_t K, uint32_t y[NPK_XDOT_ROWS]);
 uint32_t npk_xdot_bf16_i4_exact(const uint16_t *a, const uint8_t *w, uint64_t K);
 
 #endif

@@ -169,6 +169,18 @@ static uint32_t dot_view(const pccx_t *c, const pccx_tensor *t, const uint16_t *
     return npk_xsum_to_f32(&xs, &e);
 }
 
+/* The §6.4 write-back of one output: the row scale (INT4 tensors with w_scale), accm onto the
+ * old value at L2 element yrow + n, RNE16. */
+static uint16_t gemx_out(const pccx_t *c, const pccx_tensor *t, uint32_t y, uint64_t yrow,
+                         uint64_t n, int ws, int accm, npk_fenv *e)
+{
+    if (ws && !t->view)
+        y = npk_f32_mul(y, t->scale[n], e);
+    if (accm)
+        y = npk_f32_add(widen(pccx_l2_get(c, yrow + n)), y, e);
+    return rne16(y);
+}
+
 static int exec_gemx(pccx_t *c, const pccx_insn_t *d, pccx_fp *fp, char *msg, size_t msg_len)
 {
     const char *mn = pccx_ops[d->opcode].mnemonic;
@@ -222,20 +234,28 @@ static int exec_gemx(pccx_t *c, const pccx_insn_t *d, pccx_fp *fp, char *msg, si
     if (!arow)
         return FAIL(PCCX_E_NOMEM, "%s: out of memory", mn);
     for (uint64_t m = 0; m < M; m++) {
-        uint64_t arow0 = a0 + m * K;
-        int fast = 0;
+        uint64_t arow0 = a0 + m * K, n = 0;
+        uint32_t yb[NPK_XDOT_ROWS];
         for (uint64_t k = 0; k < K; k++)
             arow[k] = pccx_l2_get(c, arow0 + k);
-        if (!t->view)
-            fast = npk_xdot_prepare(arow, K, c->dscratch);
-        for (uint64_t n = 0; n < N; n++) {
+        /* On the fast path, blocks of weight rows share each read of the prepared row. */
+        if (!t->view && npk_xdot_prepare(arow, K, c->dscratch)) {
+            for (; n + NPK_XDOT_ROWS <= N; n += NPK_XDOT_ROWS) {
+                npk_xdot_bf16_i4_fast_rows(c->dscratch, t->codes + (size_t)n * t->row_bytes,
+                                           t->row_bytes, K, yb);
+                for (unsigned r = 0; r < NPK_XDOT_ROWS; r++)
+                    c->scratch[m * N + n + r] = gemx_out(c, t, yb[r], y0 + m * N, n + r, ws,
+                                                         accm, &e);
+            }
+            for (; n < N; n++) {
+                uint32_t y = dot_int4(c, t, arow, c->dscratch, 1, (uint32_t)n);
+                c->scratch[m * N + n] = gemx_out(c, t, y, y0 + m * N, n, ws, accm, &e);
+            }
+        }
+        for (; n < N; n++) {
             uint32_t y = t->view ? dot_view(c, t, arow, (uint32_t)n)
-                                 : dot_int4(c, t, arow, c->dscratch, fast, (uint32_t)n);
-            if (ws && !t->view)
-                y = npk_f32_mul(y, t->scale[n], &e);
-            if (accm)
-                y = npk_f32_add(widen(pccx_l2_get(c, y0 + m * N + n)), y, &e);
-            c->scratch[m * N + n] = rne16(y);
+                                 : dot_int4(c, t, arow, c->dscratch, 0, (uint32_t)n);
+            c->scratch[m * N + n] = gemx_out(c, t, y, y0 + m * N, n, ws, accm, &e);
         }
     }
     free(arow);
