@@ -4,6 +4,7 @@
 #define NPK_BENCH_MACHINE_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -28,6 +29,33 @@ static inline void npk_bench_machine(void)
     }
     printf("machine: %s, %s, %ld cores\n", uname(&u) == 0 ? u.machine : "unknown", model,
            sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+/* The command line of the shape benchmarks: `[--runs N] [A B C ...]` (shape triples in the
+ * benchmark's own order, at most `max`). Returns -1 after --help, 2 on a bad argument (after a
+ * message), else 0 with *runs and *ns set (*ns = 0: use the defaults). */
+static inline int npk_bench_shape_args(int argc, char **argv, const char *name,
+                                       const char *shape_names, unsigned *runs,
+                                       unsigned (*shapes)[3], unsigned max, unsigned *ns)
+{
+    *ns = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
+            *runs = (unsigned)atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            printf("usage: %s [--runs N] [%s ...]\n", name, shape_names);
+            return -1;
+        } else if (i + 2 < argc && *ns < max) {
+            for (int d = 0; d < 3; d++)
+                shapes[*ns][d] = (unsigned)atoi(argv[i + d]);
+            (*ns)++;
+            i += 2;
+        } else {
+            fprintf(stderr, "%s: bad arguments (see --help)\n", name);
+            return 2;
+        }
+    }
+    return 0;
 }
 
 #endif

@@ -46,22 +46,9 @@ static void native_gemm(unsigned M, unsigned N, unsigned Kd, const int8_t *A, co
 int main(int argc, char **argv)
 {
     unsigned runs = 5, shapes[16][3], ns = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
-            runs = (unsigned)atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: bench_opennpu [--runs N] [M N K ...]\n");
-            return 0;
-        } else if (i + 2 < argc && ns < 16) {
-            for (int d = 0; d < 3; d++)
-                shapes[ns][d] = (unsigned)atoi(argv[i + d]);
-            ns++;
-            i += 2;
-        } else {
-            fprintf(stderr, "bench_opennpu: bad arguments (see --help)\n");
-            return 2;
-        }
-    }
+    int rc = npk_bench_shape_args(argc, argv, "bench_opennpu", "M N K", &runs, shapes, 16, &ns);
+    if (rc)
+        return rc < 0 ? 0 : rc;
     if (!ns) {
         unsigned def[2][3] = {{256, 256, 256}, {64, 64, 64}};
         memcpy(shapes, def, sizeof def);

@@ -78,22 +78,9 @@ static void native_gemx(unsigned M, unsigned K, unsigned N, const uint16_t *a, c
 int main(int argc, char **argv)
 {
     unsigned runs = 7, shapes[16][3], ns = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
-            runs = (unsigned)atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: bench_pccx [--runs N] [M K N ...]\n");
-            return 0;
-        } else if (i + 2 < argc && ns < 16) {
-            for (int d = 0; d < 3; d++)
-                shapes[ns][d] = (unsigned)atoi(argv[i + d]);
-            ns++;
-            i += 2;
-        } else {
-            fprintf(stderr, "bench_pccx: bad arguments (see --help)\n");
-            return 2;
-        }
-    }
+    int rc = npk_bench_shape_args(argc, argv, "bench_pccx", "M K N", &runs, shapes, 16, &ns);
+    if (rc)
+        return rc < 0 ? 0 : rc;
     if (!ns) {
         unsigned def[3][3] = {{1, 2048, 2048}, {1, 2048, 16384}, {16, 2048, 2048}};
         memcpy(shapes, def, sizeof def);
