@@ -19,7 +19,7 @@ const pccx_field_info pccx_fields[PCCX_N_FIELDS] = {
 };
 
 const pccx_flag_info pccx_flags[PCCX_N_FLAGS] = {
-#define PCCX_FLAG(layout, name, mask, summary) {PCCX_L_##layout, name, mask, summary},
+#define PCCX_FLAG(layout, name, mask, constant, summary) {PCCX_L_##layout, name, mask, summary},
 #include "targets/pccx/isa.def"
 };
 
@@ -42,6 +42,22 @@ const char *const pccx_bank_names[PCCX_N_BANKS] = {
 #define PCCX_BANK(id, value, name, summary) [value] = name,
 #include "targets/pccx/isa.def"
 };
+
+/* The public header's constants (spec §12.1) restate facts of isa.def; these checks keep the
+ * two from drifting apart. */
+#define PCCX_OP(id, opcode, mnemonic, layout, engine, summary) \
+    _Static_assert(PCCX_OP_##id == (opcode), "pccx.h PCCX_OP_" #id " disagrees with isa.def");
+#include "targets/pccx/isa.def"
+#define PCCX_CVO(id, code, mnemonic, profile, shape, summary) \
+    _Static_assert(PCCX_CVO_##id == (code), "pccx.h PCCX_CVO_" #id " disagrees with isa.def");
+#include "targets/pccx/isa.def"
+#define PCCX_BANK(id, value, name, summary) \
+    _Static_assert(PCCX_BANK_##id == (value), "pccx.h PCCX_BANK_" #id " disagrees with isa.def");
+#include "targets/pccx/isa.def"
+#define PCCX_FLAG(layout, name, mask, constant, summary) \
+    _Static_assert((constant) == (mask), "pccx.h " #constant " disagrees with isa.def");
+#include "targets/pccx/isa.def"
+_Static_assert(PCCX_N_CVO_FUNCS == 15, "pccx.h PCCX_N_CVO_FUNCS: CVO codes 0x0..0xE");
 
 const char *const pccx_layout_names[PCCX_N_LAYOUTS] = {"GEMV/GEMM", "MEMCPY", "MEMSET", "CVO"};
 const char *const pccx_engine_names[PCCX_N_ENGINES] = {"memset", "mem", "gemv", "gemm", "cvo"};

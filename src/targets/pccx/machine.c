@@ -513,17 +513,28 @@ static npk_status pccx_load_raw(npk_machine *m, void *state, const uint8_t *byte
     return st;
 }
 
+/* Assemble a §13 source with the settings given on the command line overriding the file's
+ * `.profile` / `.mode`. */
+static npk_status assemble(npk_machine *m, const pccx_t *c, const char *source,
+                           const char *name, FILE *diag, pccx_prog **p)
+{
+    int errors = pccx_assemble(source, strlen(source), name, c->ext_set ? c->ext : -1,
+                               c->mode_set ? c->hw_compat : -1, diag, NULL, p);
+    if (errors < 0)
+        return npk_fail(m, NPK_ERR_NOMEM, "pccx: out of memory assembling %s", name);
+    if (errors > 0 || !*p)
+        return npk_fail(m, NPK_ERR_FORMAT, "%s: %d error%s", name, errors, errors == 1 ? "" : "s");
+    return NPK_OK;
+}
+
 static npk_status pccx_load_asm(npk_machine *m, void *state, const char *source,
                                 const char *name, FILE *diag)
 {
     pccx_t *c = state;
     pccx_prog *p = NULL;
-    int errors = pccx_assemble(source, strlen(source), name, c->ext_set ? c->ext : -1,
-                               c->mode_set ? c->hw_compat : -1, diag, NULL, &p);
-    if (errors < 0)
-        return npk_fail(m, NPK_ERR_NOMEM, "pccx: out of memory assembling %s", name);
-    if (errors > 0 || !p)
-        return npk_fail(m, NPK_ERR_FORMAT, "%s: %d error%s", name, errors, errors == 1 ? "" : "s");
+    npk_status st0 = assemble(m, c, source, name, diag, &p);
+    if (st0 != NPK_OK)
+        return st0;
     if (p->has_profile && !c->ext_set)
         c->ext = p->ext;
     if (p->has_mode && !c->mode_set)
@@ -567,12 +578,9 @@ static npk_status pccx_assemble_hook(npk_machine *m, void *state, const char *so
     pccx_prog *p = NULL;
     *image = NULL;
     *size = 0;
-    int errors = pccx_assemble(source, strlen(source), name, c->ext_set ? c->ext : -1,
-                               c->mode_set ? c->hw_compat : -1, diag, NULL, &p);
-    if (errors < 0)
-        return npk_fail(m, NPK_ERR_NOMEM, "pccx: out of memory assembling %s", name);
-    if (errors > 0 || !p)
-        return npk_fail(m, NPK_ERR_FORMAT, "%s: %d error%s", name, errors, errors == 1 ? "" : "s");
+    npk_status st = assemble(m, c, source, name, diag, &p);
+    if (st != NPK_OK)
+        return st;
     uint8_t *img = malloc(p->n_words ? 8 * p->n_words : 1);
     if (!img) {
         pccx_prog_free(p);
