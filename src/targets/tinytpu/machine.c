@@ -35,7 +35,16 @@ void tt_reset_state(tt_state *s)
     const unsigned N = s->N;
     memset(s->ub, 0, s->ub_words * sizeof *s->ub);
     s->wp = 0;
-    memset(s->pe, 0, (size_t)N * N * sizeof *s->pe);
+    /* every PE register but psum (A11: reset does not clear it; a LOSS stage registers the
+     * column psum as data even when invalid, A9.3, so the kept value is visible there) */
+    unsigned bottom_nz = 0;
+    for (size_t i = 0; i < (size_t)N * N; i++) {
+        uint16_t psum = s->pe[i].psum;
+        memset(&s->pe[i], 0, sizeof s->pe[i]);
+        s->pe[i].psum = psum;
+        if (i >= (size_t)(N - 1) * N)
+            bottom_nz |= psum;
+    }
     memset(s->E, 0, sizeof s->E);
     memset(s->ch, 0, sizeof s->ch);
     memset(s->in_d, 0, sizeof s->in_d);
@@ -54,14 +63,14 @@ void tt_reset_state(tt_state *s)
     s->prev_f = 0, s->prev_ft = 0; /* a reset cycle counts as F = 0 (A7.8) */
     s->cs_flag = 0;
     s->cs_val = 0;
-    s->pe_idle = 2 * s->N + 1; /* everything is zero: at rest */
+    s->pe_idle = 2 * s->N + 1; /* idle inputs, columns disabled (psum kept): at rest */
     s->vpu_quiet = 1;
-    s->bottom_nz = 0;
+    s->bottom_nz = bottom_nz != 0; /* a kept bottom-row psum feeds the VPU's LOSS data */
     s->gd_busy = 0;
     s->w_any = 0;
     s->ch_dirty = 0;
     s->ch_live = 0;
-    /* not cleared (A11): PE psum (kept at 0 here: unobservable), mode, gptr, the levels */
+    /* not cleared (A11): PE psum, mode, gptr, the levels; power-on (tt_reset) zeroes them */
 }
 
 static npk_status tt_reset(npk_machine *m, void *state)

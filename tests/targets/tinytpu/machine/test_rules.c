@@ -159,6 +159,54 @@ static void reset_cycle(void)
     tt_program_free(&b.p);
 }
 
+/* A11 + A9.3: a reset cycle keeps every PE's psum (only power-on zeroes it), and a LOSS stage
+ * registers the column psum as data even when its valid is 0, so the kept value shows there.
+ * The program of vpu_wins: weight 1.0 in PE(0,0) (c3, E := 01), input 2.0 read at c5, sw at
+ * c6. Edge 6: PE(0,0).psum := 2.0 * 1.0 = 0200 (its latch is open under sw). Edge 7: PE(1,0)
+ * .psum := 0200 + 0 (the column-0 output, "V 7 0 0200" in vpu_wins) and PE(0,0).psum := 0
+ * (no valid input). (a) a reset at c7 keeps PE(0,0).psum = 0200; (b) a reset at c8 keeps
+ * PE(1,0).psum = 0200; a following cycle with pathway 0010 (loss only) and 2/B = 0x0080 (0.5)
+ * registers LOSS = (mul(sub(0200, Yreg = 0), 0080), valid 0) = (0100, 0) on lane 0 and
+ * (mul(sub(0, 0), 0080), 0) = (0000, 0) on lane 1. Gated and ungated runs agree. */
+static void reset_keeps_psum(void)
+{
+    for (int gating = 0; gating < 2; gating++)
+        for (unsigned at = 7; at <= 8; at++) {
+            pb b;
+            pb_init(&b, 2);
+            int h0[1] = {0x0100}, h1[1] = {0x0200};
+            pb_cycle(&b, -1, 0, 0, 0, 0, 0, h0, 1);             /* c1: UB[0] = 1.0 */
+            pb_cycle(&b, -1, 0, 0, 0, 0, 0, h1, 1);             /* c2: UB[1] = 2.0 */
+            pb_cycle(&b, TT_CH_WEIGHT, 0, 1, 1, 0, 0, NULL, 0); /* c3 */
+            pb_idle(&b, 1);
+            pb_cycle(&b, TT_CH_INPUT, 1, 1, 1, 0, 0, NULL, 0);  /* c5 */
+            pb_cycle(&b, -1, 0, 0, 0, 0, 1, NULL, 0);           /* c6: sw */
+            pb_until(&b, at);
+            pb_reset(&b);                                       /* c7 or c8 */
+            b.lv.pathway = 2, b.lv.inv = 0x0080;
+            pb_idle(&b, 1);                                     /* LOSS registers */
+            npk_machine *m = pb_machine(&b, gating ? "tinytpu" : "tinytpu:gating=0");
+            npk_stop stop;
+            NPK_CHECK(npk_run(m, at, &stop) == NPK_OK);         /* through the reset */
+            const tt_state *s = tt_state_of(m);
+            NPK_CHECK_EQ_U64(s->pe[0].psum, at == 7 ? 0x0200 : 0);  /* PE(0,0) */
+            NPK_CHECK_EQ_U64(s->pe[2].psum, at == 8 ? 0x0200 : 0);  /* PE(1,0) */
+            NPK_CHECK_EQ_U64(s->pe[0].active, 0);               /* the rest is cleared */
+            NPK_CHECK_EQ_U64(s->pe[0].vout, 0);
+            NPK_CHECK(npk_run(m, 0, &stop) == NPK_OK);
+            NPK_CHECK_EQ_U64(s->st_d[2][0], at == 8 ? 0x0100 : 0); /* LOSS data, lane 0 */
+            NPK_CHECK_EQ_U64(s->st_v[2][0], 0);
+            NPK_CHECK_EQ_U64(s->st_d[2][1], 0);
+            NPK_CHECK_EQ_U64(s->pe[2].psum, at == 8 ? 0x0200 : 0); /* E = 0: still kept */
+            /* power-on (npk_reset) zeroes psum */
+            NPK_CHECK(npk_reset(m) == NPK_OK);
+            NPK_CHECK_EQ_U64(tt_state_of(m)->pe[2].psum, 0);
+            NPK_CHECK_EQ_U64(tt_state_of(m)->pe[0].psum, 0);
+            npk_destroy(m);
+            tt_program_free(&b.p);
+        }
+}
+
 /* Appendix Z 11 (C1): out-of-range accesses stop with the cycle, address, direction and
  * source. (a) ub_words = 3 and four host words: the fourth (cycle 2, lane 0 after lane 1)
  * writes address 3. (b) the weight walk T = 1, rows 2, cols 1 at 0: skip 2, ptr 0; beat 0 lane
@@ -193,6 +241,7 @@ int main(void)
     vpu_wins();
     enables();
     reset_cycle();
+    reset_keeps_psum();
     out_of_range();
     return npk_test_done();
 }
