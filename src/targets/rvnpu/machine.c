@@ -1,11 +1,9 @@
 /* rvnpu machine: state, configuration (revision, RAM size, sandbox, UART input, syscalls,
  * timing latencies), reset to the initial state of §11.7, program loading (raw images, ELF
  * segments, --write pokes), backdoor access and the target's registration record. */
-#define _XOPEN_SOURCE 700 /* POSIX 2008 with XSI: realpath */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "targets/rvnpu/asm.h"
 #include "targets/rvnpu/rvnpu.h"
@@ -89,7 +87,7 @@ static void rvnpu_destroy(void *state)
     rvnpu_files_close(s);
     if (s->uart_own && s->uart_in)
         fclose(s->uart_in);
-    free(s->fs_root);
+    rvnpu_sandbox_close(s);
     free(s->ram);
     free(s->dcache);
     free(s->code_pages);
@@ -134,6 +132,7 @@ static npk_status rvnpu_create(npk_machine *m, const npk_config *cfg_in, void **
         return npk_fail(m, NPK_ERR_NOMEM, "rvnpu: out of memory");
     for (int i = 0; i < RVNPU_MAX_FILES; i++)
         s->host_fd[i] = -1;
+    s->root_fd = -1;
     s->m = m;
     npk_status st = NPK_OK;
     const char *v;
@@ -162,12 +161,9 @@ static npk_status rvnpu_create(npk_machine *m, const npk_config *cfg_in, void **
         st = npk_fail(m, NPK_ERR_ARG,
                       "rvnpu: ram_size=%llu is not a multiple of 4K (legal: 4K .. 2G in 4K steps)",
                       (unsigned long long)ram);
-    if (st == NPK_OK && (v = npk_config_take(cfg, "fs_root")) != NULL) {
-        struct stat sb;
-        s->fs_root = realpath(v, NULL);
-        if (!s->fs_root || stat(s->fs_root, &sb) != 0 || !S_ISDIR(sb.st_mode))
-            st = npk_fail(m, NPK_ERR_ARG, "rvnpu: fs_root=%s: not an existing directory", v);
-    }
+    if (st == NPK_OK && (v = npk_config_take(cfg, "fs_root")) != NULL &&
+        rvnpu_sandbox_open(s, v) != 0)
+        st = npk_fail(m, NPK_ERR_ARG, "rvnpu: fs_root=%s: not an existing directory", v);
     if (st == NPK_OK && (v = npk_config_take(cfg, "uart_in")) != NULL) {
         if (strcmp(v, "-") == 0) {
             s->uart_in = stdin;

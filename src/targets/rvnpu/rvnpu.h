@@ -138,6 +138,8 @@ typedef struct rvnpu_state {
     /* configuration */
     int rev2, syscalls;
     char *fs_root;                   /* canonical (realpath) or NULL: file access disabled */
+    int root_fd;                     /* the root's descriptor, every guest path is walked
+                                        from it; -1 without fs_root */
     FILE *uart_in;
     int uart_own;
     unsigned lat[RVNPU_N_UNITS];
@@ -170,6 +172,10 @@ void rvnpu_csr_write(rvnpu_state *s, unsigned addr, uint32_t v);
  * -1: unknown number (the caller raises mcause 11). */
 int rvnpu_syscall(rvnpu_state *s, int64_t *exit_code);
 void rvnpu_files_close(rvnpu_state *s);
+/* The sandbox root (fs_root and root_fd): 0, or -1 with errno when `dir` cannot be opened as
+ * a directory. Closing is safe without one. */
+int rvnpu_sandbox_open(rvnpu_state *s, const char *dir);
+void rvnpu_sandbox_close(rvnpu_state *s);
 
 /* Timing (timing.c): issue/completion cycles of one retired instruction. */
 void rvnpu_timing(rvnpu_state *s, const rvnpu_decoded *d, int taken, uint32_t elements,
