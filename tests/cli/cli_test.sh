@@ -108,6 +108,20 @@ expect 7 "" -- "$NPK" run -t toy --write data:"$T/seven.bin" "$T/wr.s"
 expect 125 "no symbol 'nodata'" -- "$NPK" run -t toy --write nodata:"$T/seven.bin" "$T/wr.s"
 expect 125 "expected SYMBOL:FILE" -- "$NPK" run -t toy --write data "$T/wr.s"
 
+# --- rvnpu file sandbox end to end: openat(AT_FDCWD, PATH, O_WRONLY|O_CREAT) -> exit status ---
+mkdir -p "$T/fs/root" "$T/fs/outside"
+ln -s ../outside/pwn.txt "$T/fs/root/dang"
+mkfifo "$T/fs/root/fifo"
+printf 'x' >"$T/fs/root/in.txt"
+for p in dang fifo in.txt; do
+  printf '    addi a0, zero, -100\n    auipc a1, 0\n    addi a1, a1, path - . + 4\n    addi a2, zero, 0x41\n    addi a7, zero, 56\n    ecall\n    addi a7, zero, 93\n    ecall\npath: .asciz "%s"\n' "$p" >"$T/open_$p.s"
+done
+# -EACCES is 243 as an exit status; the FIFO answers at once, timeout only guards a regression
+expect 243 "" -- "$NPK" run -t rvnpu --fs-root "$T/fs/root" "$T/open_dang.s"
+[ ! -e "$T/fs/outside/pwn.txt" ] && ok || bad "a dangling link let the guest create a file outside --fs-root"
+expect 243 "" -- timeout 10 "$NPK" run -t rvnpu --fs-root "$T/fs/root" "$T/open_fifo.s"
+expect 3 "" -- "$NPK" run -t rvnpu --fs-root "$T/fs/root" "$T/open_in.txt.s"
+
 # --- rvnpu firmware (when the firmware toolchain built it) ---
 FW=$(dirname "$NPK")/firmware
 if [ -f "$FW/hello.elf" ]; then
