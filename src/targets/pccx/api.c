@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checked.h"
 #include "targets/pccx/machine.h"
 
 extern const npk_target npk_target_pccx;
@@ -162,16 +163,12 @@ int pccx_sync(pccx_t *ctx, uint64_t timeout_us)
 
 /* ---- host DDR ----------------------------------------------------------------------------------- */
 
-static int host_range(const pccx_t *c, uint64_t off, size_t n)
-{
-    return off <= c->host_bytes && n <= c->host_bytes - off;
-}
 
 int pccx_host_write(pccx_t *ctx, uint64_t byte_off, const void *src, size_t n)
 {
     if (!ctx || (!src && n))
         return PCCX_E_ARG;
-    if (!host_range(ctx, byte_off, n))
+    if (!npk_range_ok(byte_off, n, ctx->host_bytes))
         return PCCX_E_HOST_RANGE;
     if (n)
         memcpy(ctx->host + byte_off, src, n);
@@ -182,7 +179,7 @@ int pccx_host_read(pccx_t *ctx, uint64_t byte_off, void *dst, size_t n)
 {
     if (!ctx || (!dst && n))
         return PCCX_E_ARG;
-    if (!host_range(ctx, byte_off, n))
+    if (!npk_range_ok(byte_off, n, ctx->host_bytes))
         return PCCX_E_HOST_RANGE;
     if (n)
         memcpy(dst, ctx->host + byte_off, n);
@@ -207,7 +204,11 @@ int pccx_weight_int4(pccx_t *ctx, uint32_t k, uint32_t n, const uint8_t *codes,
     if (!ctx || !codes || !scale || !h || k < 1 || k > 65535 || n < 1 || n > 65535)
         return PCCX_E_ARG;
     size_t rb = (k + 1) / 2;
-    if (row_stride_bytes < rb)
+    uint64_t last_row, span;
+    /* the caller's buffer spans (n-1) strides plus one row; a stride so large that this wraps
+     * cannot describe a real buffer, and the copy below would step outside it */
+    if (row_stride_bytes < rb || !npk_mul_u64_ok(n - 1, row_stride_bytes, &last_row) ||
+        !npk_add_u64_ok(last_row, rb, &span) || (uint64_t)(size_t)span != span)
         return PCCX_E_ARG;
     pccx_tensor t = {0};
     t.k = k;
@@ -309,7 +310,7 @@ int pccx_l2_read(pccx_t *ctx, uint32_t word, void *dst, uint32_t nwords)
 {
     if (!ctx || (!dst && nwords))
         return PCCX_E_ARG;
-    if ((uint64_t)word + nwords > PCCX_L2_WORDS)
+    if (!npk_range_ok(word, nwords, PCCX_L2_WORDS))
         return PCCX_E_L2_RANGE;
     memcpy(dst, ctx->l2 + 16 * (uint64_t)word, 16 * (size_t)nwords);
     return PCCX_OK;
@@ -319,7 +320,7 @@ int pccx_l2_write(pccx_t *ctx, uint32_t word, const void *src, uint32_t nwords)
 {
     if (!ctx || (!src && nwords))
         return PCCX_E_ARG;
-    if ((uint64_t)word + nwords > PCCX_L2_WORDS)
+    if (!npk_range_ok(word, nwords, PCCX_L2_WORDS))
         return PCCX_E_L2_RANGE;
     memcpy(ctx->l2 + 16 * (uint64_t)word, src, 16 * (size_t)nwords);
     return PCCX_OK;

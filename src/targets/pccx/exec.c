@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checked.h"
 #include "num/num.h"
 #include "targets/pccx/machine.h"
 
@@ -36,9 +37,14 @@ static uint32_t canon32(uint32_t f)
     return npk_f32_is_nan(f) ? 0x7FC00000u : f;
 }
 
+/* X*Y*Z of a shape entry, saturated: entries written through the backdoor may hold any
+ * 32-bit value, and a wrapped count would pass the range checks with a short copy. */
 static uint64_t entry_count(const uint32_t xyz[3])
 {
-    return (uint64_t)xyz[0] * xyz[1] * xyz[2];
+    uint64_t e;
+    if (!npk_mul_u64_ok((uint64_t)xyz[0] * xyz[1], xyz[2], &e))
+        return UINT64_MAX;
+    return e;
 }
 
 static int ensure_scratch(pccx_t *c, size_t n)
@@ -87,16 +93,16 @@ static int exec_memcpy(pccx_t *c, const pccx_insn_t *d, pccx_fp *fp, char *msg, 
     if (E == 0)
         return FAIL(PCCX_E_SHAPE, "memcpy: shape entry fmap[%u] = (%u, %u, %u) has no elements",
                     d->shape_ptr, xyz[0], xyz[1], xyz[2]);
-    uint64_t words = (E + 7) / 8;
-    if (r != PCCX_R_H2L && (uint64_t)d->src + words > PCCX_L2_WORDS)
+    uint64_t words = E / 8 + (E % 8 != 0); /* (E + 7) / 8 without wrap */
+    if (r != PCCX_R_H2L && !npk_range_ok(d->src, words, PCCX_L2_WORDS))
         return FAIL(PCCX_E_L2_RANGE, "memcpy: source L2 words [0x%x, 0x%llx) leave L2 (%u words)",
                     d->src, (unsigned long long)(d->src + words), PCCX_L2_WORDS);
-    if (r != PCCX_R_L2H && (uint64_t)d->dest + words > PCCX_L2_WORDS)
+    if (r != PCCX_R_L2H && !npk_range_ok(d->dest, words, PCCX_L2_WORDS))
         return FAIL(PCCX_E_L2_RANGE,
                     "memcpy: destination L2 words [0x%x, 0x%llx) leave L2 (%u words)", d->dest,
                     (unsigned long long)(d->dest + words), PCCX_L2_WORDS);
     uint64_t hbase = c->window + 16 * (uint64_t)d->aux, hbytes = 16 * words;
-    if (r != PCCX_R_L2L && hbase + hbytes > c->host_bytes)
+    if (r != PCCX_R_L2L && !npk_range_ok(hbase, hbytes, c->host_bytes))
         return FAIL(PCCX_E_HOST_RANGE,
                     "memcpy: host bytes [0x%llx, 0x%llx) (window 0x%llx + 16 x aux 0x%x) leave "
                     "host DDR (%llu bytes)", (unsigned long long)hbase,
@@ -141,15 +147,22 @@ static uint32_t dot_int4(pccx_t *c, const pccx_tensor *t, const uint16_t *a, con
     return npk_xdot_bf16_i4_exact(a, row, t->k);
 }
 
-/* Bounding host byte range of a BF16 view; -1 if it leaves host DDR. */
+/* Bounding host byte range of a BF16 view; -1 if it leaves host DDR. The strides are any
+ * int64 (§7.3), so every step is checked: a product or sum that wraps cannot address host DDR
+ * (at most 4 GiB), and an unchecked wrap would let dot_view read far outside it. */
 static int view_range(const pccx_t *c, const pccx_tensor *t, uint64_t *lo, uint64_t *hi)
 {
-    int64_t dn = (int64_t)(t->n - 1) * t->sn, dk = (int64_t)(t->k - 1) * t->sk;
-    int64_t mn = (dn < 0 ? dn : 0) + (dk < 0 ? dk : 0);
-    int64_t mx = (dn > 0 ? dn : 0) + (dk > 0 ? dk : 0);
-    int64_t b = (int64_t)t->base;
-    int64_t first = b + 2 * mn, last = b + 2 * mx + 2;
-    if (first < 0 || (uint64_t)last > c->host_bytes)
+    int64_t dn, dk, mn, mx, first, last;
+    if (!npk_mul_i64_ok((int64_t)t->n - 1, t->sn, &dn) ||
+        !npk_mul_i64_ok((int64_t)t->k - 1, t->sk, &dk) ||
+        !npk_add_i64_ok(dn < 0 ? dn : 0, dk < 0 ? dk : 0, &mn) ||
+        !npk_add_i64_ok(dn > 0 ? dn : 0, dk > 0 ? dk : 0, &mx) ||
+        t->base > (uint64_t)INT64_MAX ||
+        !npk_mul_i64_ok(mn, 2, &mn) || !npk_add_i64_ok((int64_t)t->base, mn, &first) ||
+        !npk_mul_i64_ok(mx, 2, &mx) || !npk_add_i64_ok((int64_t)t->base, mx, &last) ||
+        !npk_add_i64_ok(last, 2, &last))
+        return -1;
+    if (first < 0 || !npk_range_ok((uint64_t)first, (uint64_t)(last - first), c->host_bytes))
         return -1;
     *lo = (uint64_t)first;
     *hi = (uint64_t)last;
@@ -199,11 +212,11 @@ static int exec_gemx(pccx_t *c, const pccx_insn_t *d, pccx_fp *fp, char *msg, si
                     d->opcode == PCCX_OP_GEMV ? " (GEMV needs M = 1, K, N >= 1 and X*Z = M)"
                                               : " (needs M, K, N >= 1 and X*Z = M)");
     /* 2. L2 ranges */
-    uint64_t a0 = 8 * (uint64_t)d->src, y0 = 8 * (uint64_t)d->dest;
-    if (a0 + M * K > PCCX_L2_ELEMS)
+    uint64_t a0 = 8 * (uint64_t)d->src, y0 = 8 * (uint64_t)d->dest, MK, MN;
+    if (!npk_mul_u64_ok(M, K, &MK) || !npk_range_ok(a0, MK, PCCX_L2_ELEMS))
         return FAIL(PCCX_E_L2_RANGE, "%s: input elements [0x%llx, 0x%llx) leave L2 (%u elements)",
                     mn, (unsigned long long)a0, (unsigned long long)(a0 + M * K), PCCX_L2_ELEMS);
-    if (y0 + M * N > PCCX_L2_ELEMS)
+    if (!npk_mul_u64_ok(M, N, &MN) || !npk_range_ok(y0, MN, PCCX_L2_ELEMS))
         return FAIL(PCCX_E_L2_RANGE,
                     "%s: output elements [0x%llx, 0x%llx) leave L2 (%u elements)", mn,
                     (unsigned long long)y0, (unsigned long long)(y0 + M * N), PCCX_L2_ELEMS);
@@ -315,10 +328,10 @@ static int exec_cvo(pccx_t *c, const pccx_insn_t *d, pccx_fp *fp, char *msg, siz
         return FAIL(PCCX_E_SHAPE, "%s: length 0 (a CVO processes 1..65,535 elements)",
                     ci->mnemonic);
     uint64_t n_out = ci->shape == PCCX_S_SCALAR ? n - 1 : ci->shape == PCCX_S_REDUCE ? 1 : n;
-    if (src + n > PCCX_L2_ELEMS)
+    if (!npk_range_ok(src, n, PCCX_L2_ELEMS))
         return FAIL(PCCX_E_L2_RANGE, "%s: input elements [0x%llx, 0x%llx) leave L2", ci->mnemonic,
                     (unsigned long long)src, (unsigned long long)(src + n));
-    if (dst + n_out > PCCX_L2_ELEMS)
+    if (!npk_range_ok(dst, n_out, PCCX_L2_ELEMS))
         return FAIL(PCCX_E_L2_RANGE, "%s: output elements [0x%llx, 0x%llx) leave L2",
                     ci->mnemonic, (unsigned long long)dst, (unsigned long long)(dst + n_out));
     if (ensure_scratch(c, (size_t)(n_out ? n_out : 1)))

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/checked.h"
 #include "targets/pccx/machine.h"
 
 extern const npk_target npk_target_pccx;
@@ -427,13 +428,13 @@ static npk_status set_words(npk_machine *m, pccx_t *c, const uint64_t *w, size_t
 static npk_status apply_program(npk_machine *m, pccx_t *c, const pccx_prog *p)
 {
     for (size_t i = 0; i < p->n_l2; i++) {
-        if (p->l2[i].addr + p->l2[i].size > PCCX_L2_BYTES)
+        if (!npk_range_ok(p->l2[i].addr, p->l2[i].size, PCCX_L2_BYTES))
             return npk_fail(m, NPK_ERR_RANGE, "pccx: L2 data at byte 0x%llx (%zu bytes) leaves L2",
                             (unsigned long long)p->l2[i].addr, p->l2[i].size);
         memcpy(c->l2 + p->l2[i].addr, p->l2[i].bytes, p->l2[i].size);
     }
     for (size_t i = 0; i < p->n_host; i++) {
-        if (p->host[i].addr + p->host[i].size > c->host_bytes)
+        if (!npk_range_ok(p->host[i].addr, p->host[i].size, c->host_bytes))
             return npk_fail(m, NPK_ERR_RANGE,
                             "pccx: host data at byte 0x%llx (%zu bytes) leaves host DDR (%llu "
                             "bytes)", (unsigned long long)p->host[i].addr, p->host[i].size,
@@ -679,11 +680,14 @@ static npk_status pccx_space_write(npk_machine *m, void *state, size_t space, ui
         uint64_t a = addr + i;
         uint32_t *v = &c->cc[bank][a / 12][(a % 12) / 4];
         unsigned sh = 8 * (unsigned)(a % 4);
-        *v = (*v & ~(0xFFu << sh)) | (uint32_t)in[i] << sh;
-        if (*v > 0x1FFFF)
+        uint32_t nv = (*v & ~(0xFFu << sh)) | (uint32_t)in[i] << sh;
+        /* checked before storing: a rejected value must not stay behind, since shape
+         * arithmetic (X*Z*K) relies on every entry being at most 17 bits */
+        if (nv > 0x1FFFF)
             return npk_fail(m, NPK_ERR_RANGE,
                             "pccx: constant-cache values are 17 bits (entry %llu got 0x%x)",
-                            (unsigned long long)(a / 12), *v);
+                            (unsigned long long)(a / 12), nv);
+        *v = nv;
     }
     return NPK_OK;
 }
