@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/checked.h"
 #include "core/machine.h"
 
 enum { EH_SIZE = 52, PH_SIZE = 32, SH_SIZE = 40, SYM_SIZE = 16 };
@@ -33,12 +34,6 @@ const char *npk_elf_machine_name(unsigned em)
     }
 }
 
-/* Is [off, off+len) inside a file of n bytes? */
-static int inside(uint64_t off, uint64_t len, size_t n)
-{
-    return off <= n && len <= n - off;
-}
-
 static npk_status load_symbols(npk_machine *m, const uint8_t *b, size_t n, const char *name)
 {
     uint32_t shoff = rd32(b + 32);
@@ -48,7 +43,7 @@ static npk_status load_symbols(npk_machine *m, const uint8_t *b, size_t n, const
     if (shentsize != SH_SIZE)
         return npk_fail(m, NPK_ERR_FORMAT, "%s: section header size %u, expected %u", name,
                         shentsize, SH_SIZE);
-    if (!inside(shoff, (uint64_t)shnum * SH_SIZE, n))
+    if (!npk_range_ok(shoff, (uint64_t)shnum * SH_SIZE, n))
         return npk_fail(m, NPK_ERR_FORMAT,
                         "%s: truncated: section headers at offset %u (%u x %u bytes) extend past "
                         "the end of the file (%zu bytes)",
@@ -58,11 +53,11 @@ static npk_status load_symbols(npk_machine *m, const uint8_t *b, size_t n, const
         if (rd32(sh + 4) != SHT_SYMTAB)
             continue;
         uint32_t off = rd32(sh + 16), size = rd32(sh + 20), link = rd32(sh + 24);
-        if (!inside(off, size, n) || link >= shnum)
+        if (!npk_range_ok(off, size, n) || link >= shnum)
             return npk_fail(m, NPK_ERR_FORMAT, "%s: truncated or corrupt symbol table", name);
         const uint8_t *strh = b + shoff + (size_t)link * SH_SIZE;
         uint32_t stroff = rd32(strh + 16), strsize = rd32(strh + 20);
-        if (!inside(stroff, strsize, n) || strsize == 0)
+        if (!npk_range_ok(stroff, strsize, n) || strsize == 0)
             return npk_fail(m, NPK_ERR_FORMAT, "%s: truncated or corrupt string table", name);
         const char *strtab = (const char *)b + stroff;
         for (uint32_t s = 0; s + SYM_SIZE <= size; s += SYM_SIZE) {
@@ -123,7 +118,7 @@ npk_status npk_elf_segments(npk_machine *m, const void *bytes, size_t n, const c
     if (phentsize != PH_SIZE)
         return npk_fail(m, NPK_ERR_FORMAT, "%s: program header size %u, expected %u", name,
                         phentsize, PH_SIZE);
-    if (!inside(phoff, (uint64_t)phnum * PH_SIZE, n))
+    if (!npk_range_ok(phoff, (uint64_t)phnum * PH_SIZE, n))
         return npk_fail(m, NPK_ERR_FORMAT,
                         "%s: truncated: program headers at offset %u (%u x %u bytes) extend "
                         "past the end of the file (%zu bytes)",
@@ -143,7 +138,13 @@ npk_status npk_elf_segments(npk_machine *m, const void *bytes, size_t n, const c
             return npk_fail(m, NPK_ERR_FORMAT,
                             "%s: segment %u: file size %u exceeds memory size %u", name, i,
                             filesz, memsz);
-        if (!inside(off, filesz, n))
+        /* ELF32 addresses: a segment that runs past 0xFFFFFFFF would wrap to address 0 in a
+         * target that computes its end in 32 bits */
+        if (!npk_range_ok(vaddr, memsz, UINT64_C(1) << 32))
+            return npk_fail(m, NPK_ERR_FORMAT,
+                            "%s: segment %u: %u bytes at 0x%x run past the end of the 32-bit "
+                            "address space", name, i, memsz, vaddr);
+        if (!npk_range_ok(off, filesz, n))
             return npk_fail(m, NPK_ERR_FORMAT,
                             "%s: truncated: segment %u needs bytes %u..%llu but the file has "
                             "%zu",

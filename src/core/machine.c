@@ -2,6 +2,7 @@
  * observer control. Everything a caller does goes through here to the target's vtable. */
 #define _POSIX_C_SOURCE 200809L
 #include "core/machine.h"
+#include "core/checked.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -306,6 +307,10 @@ npk_status npk_write_symbol(npk_machine *m, const char *name, const void *data, 
         return npk_fail(m, NPK_ERR_RANGE,
                         "%zu bytes do not fit symbol '%s' (%llu bytes at 0x%llx)", n, name,
                         (unsigned long long)e->size, (unsigned long long)e->value);
+    uint64_t end;
+    if (!npk_add_u64_ok(e->value, n, &end)) /* targets check their memory; never a wrap */
+        return npk_fail(m, NPK_ERR_RANGE, "%zu bytes at symbol '%s' (0x%llx) wrap past the end "
+                        "of the address space", n, name, (unsigned long long)e->value);
     return m->target->poke(m, m->state, e->value, data, n);
 }
 
@@ -321,6 +326,11 @@ npk_status npk_load_raw(npk_machine *m, const void *bytes, size_t n, uint64_t ad
         return npk_fail(m, NPK_ERR_FORMAT,
                         "%s: raw image is %zu bytes, not a whole number of %u-byte words",
                         m->target->name, n, m->target->insn_bytes);
+    uint64_t end;
+    if (!npk_add_u64_ok(addr, n, &end))
+        return npk_fail(m, NPK_ERR_RANGE,
+                        "%s: raw image of %zu bytes at 0x%llx wraps past the end of the address "
+                        "space", m->target->name, n, (unsigned long long)addr);
     npk_status st = m->target->load_raw(m, m->state, bytes, n, addr);
     if (st == NPK_OK)
         m->loaded = 1;
@@ -512,7 +522,7 @@ static npk_status find_space(npk_machine *m, const char *name, size_t *idx, npk_
 
 static npk_status check_range(npk_machine *m, const npk_memspace *sp, uint64_t addr, size_t n)
 {
-    if (addr > sp->info.size || n > sp->info.size - addr)
+    if (!npk_range_ok(addr, n, sp->info.size))
         return npk_fail(m, NPK_ERR_RANGE,
                         "%s: access of %zu bytes at 0x%llx is outside %s (0x0 .. 0x%llx)",
                         m->target->name, n, (unsigned long long)addr, sp->info.name,

@@ -217,6 +217,26 @@ int main(void)
     put32(c + 52 + 8, 0x3ff8); /* the target rejects a segment outside its RAM */
     NPK_CHECK(load(m, c, n) == NPK_ERR_RANGE);
     NPK_CHECK_CONTAINS(npk_error(m), "outside RAM");
+    /* p_vaddr + p_memsz past 0xFFFFFFFF: the core rejects it before any target sees it */
+    memcpy(c, b, n);
+    put32(c + 52 + 8, 0xFFFFFFF8);
+    NPK_CHECK(load(m, c, n) == NPK_ERR_FORMAT);
+    NPK_CHECK_CONTAINS(npk_error(m), "segment 0: 16 bytes at 0xfffffff8 run past the end of the "
+                                     "32-bit address space");
+    memcpy(c, b, n);
+    put32(c + 52 + 8, 0xFFFFFFF0); /* ends exactly at 2^32: legal for the core */
+    NPK_CHECK(load(m, c, n) == NPK_ERR_RANGE);
+    NPK_CHECK_CONTAINS(npk_error(m), "outside RAM");
+    /* p_offset + p_filesz past the end of the file, and wrapping 32 bits */
+    memcpy(c, b, n);
+    put32(c + 52 + 4, 0xFFFFFFFC);
+    NPK_CHECK(load(m, c, n) == NPK_ERR_FORMAT);
+    NPK_CHECK_CONTAINS(npk_error(m), "truncated: segment 0 needs bytes 4294967292..4294967300");
+    /* e_phoff + e_phnum * e_phentsize wrapping 32 bits */
+    memcpy(c, b, n);
+    put32(c + 28, 0xFFFFFFF0);
+    NPK_CHECK(load(m, c, n) == NPK_ERR_FORMAT);
+    NPK_CHECK_CONTAINS(npk_error(m), "truncated: program headers at offset 4294967280");
     memcpy(c, b, n);
     put32(c + 52, 4); /* no PT_LOAD at all */
     NPK_CHECK(load(m, c, n) == NPK_ERR_FORMAT);

@@ -180,6 +180,16 @@ static void test_faults(void)
     NPK_CHECK(npk_mem_read(m, "mem", 61, b, 4) == NPK_ERR_RANGE);
     NPK_CHECK_CONTAINS(npk_error(m), "outside mem (0x0 .. 0x3f)");
     NPK_CHECK(npk_mem_read(m, "mem", UINT64_MAX, b, 2) == NPK_ERR_RANGE);
+    /* addr + n near 2^64: every form of wrap is a range error, never an access */
+    NPK_CHECK(npk_mem_write(m, "mem", UINT64_MAX, b, 1) == NPK_ERR_RANGE);
+    NPK_CHECK_CONTAINS(npk_error(m), "access of 1 bytes at 0xffffffffffffffff is outside mem");
+    NPK_CHECK(npk_mem_write(m, "mem", UINT64_MAX - 3, b, 8) == NPK_ERR_RANGE);
+    NPK_CHECK(npk_mem_read(m, "mem", 8, b, SIZE_MAX) == NPK_ERR_RANGE);
+    NPK_CHECK(npk_mem_read(m, "mem", 64, b, 0) == NPK_OK); /* empty, at the end */
+    NPK_CHECK(npk_mem_read(m, "mem", 65, b, 0) == NPK_ERR_RANGE);
+    NPK_CHECK(npk_load_raw(m, big, 8, UINT64_MAX - 3) == NPK_ERR_RANGE);
+    NPK_CHECK_CONTAINS(npk_error(m), "toy: raw image of 8 bytes at 0xfffffffffffffffc wraps past "
+                                     "the end of the address space");
     NPK_CHECK(npk_mem_write(m, "nosuch", 0, b, 1) == NPK_ERR_ARG);
     NPK_CHECK(npk_load_elf(m, "\x7f" "ELF", 4, "x.elf") == NPK_ERR_UNSUPPORTED);
     NPK_CHECK_CONTAINS(npk_error(m), "ELF files are not supported");

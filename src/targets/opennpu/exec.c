@@ -3,6 +3,7 @@
  * statistics, trace, timeline). Every number-format rule is a call into src/num. */
 #include <string.h>
 
+#include "core/checked.h"
 #include "num/num.h"
 #include "targets/opennpu/machine.h"
 
@@ -211,7 +212,7 @@ static int load_store(onpu_state *s, const onpu_decoded *d, npk_stop *stop)
     unsigned K = s->cfg.K, cls = d->cls, bytes = 1u << cls, n = mem_bytes(d, K);
     int store = onpu_mem_shapes[d->op].store;
     int64_t ea = (int64_t)onpu_lane_get(s, ONPU_VR, d->rs1, 0) + d->imm;
-    if (ea < 0 || (uint64_t)ea + n > s->cfg.mem_size)
+    if (ea < 0 || !npk_range_ok((uint64_t)ea, n, s->cfg.mem_size))
         return trap_memory(s, stop, ea, n);
     uint8_t *p = s->mem + ea;
     if (!onpu_mem_shapes[d->op].vector) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checked.h"
 #include "core/obs.h"
 #include "num/num.h"
 #include "targets/tinytpu/machine.h"
@@ -370,7 +371,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
             s->wr_lane[nw++] = (uint16_t)i;
         }
         /* the appends have consecutive addresses s->wp .. wp - 1 */
-        if (TT_UNLIKELY((uint64_t)s->wp + nw > ub_words))
+        if (TT_UNLIKELY(!npk_range_ok(s->wp, nw, ub_words)))
             return append_error(s, stop, k, nw);
         n_app = nw;
     }

@@ -2,6 +2,7 @@
  * fast loop (no observers) and the observed loop (timing, statistics, trace, timeline). */
 #include <string.h>
 
+#include "core/checked.h"
 #include "num/num.h"
 #include "targets/toy/asm.h"
 #include "targets/toy/toy.h"
@@ -57,7 +58,7 @@ static inline const toy_decoded *fetch(toy_state *s)
 
 static inline int addr_ok(const toy_state *s, uint32_t a)
 {
-    return (a & 3) == 0 && a <= s->mem_size - 4;
+    return (a & 3) == 0 && npk_range_ok(a, 4, s->mem_size);
 }
 
 /* Execute one decoded instruction. *taken reports a taken branch (for timing). */
