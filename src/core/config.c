@@ -148,7 +148,7 @@ int npk_parse_u64(const char *s, uint64_t *out)
     if (!*s)
         return -1;
     uint64_t v = 0;
-    int digits = 0;
+    int digits = 0, overflow = 0; /* keep scanning an overflowing number: malformed wins */
     for (; *s; s++) {
         int d;
         if (*s >= '0' && *s <= '9')
@@ -160,8 +160,9 @@ int npk_parse_u64(const char *s, uint64_t *out)
         if ((unsigned)d >= base)
             return -1;
         if (v > (UINT64_MAX - (uint64_t)d) / base)
-            return -1;
-        v = v * base + (uint64_t)d;
+            overflow = 1;
+        else
+            v = v * base + (uint64_t)d;
         digits++;
     }
     if (!digits)
@@ -172,6 +173,7 @@ int npk_parse_u64(const char *s, uint64_t *out)
         case 'K': shift = 10; break;
         case 'M': shift = 20; break;
         case 'G': shift = 30; break;
+        case 'T': shift = 40; break;
         default: return -1;
         }
         s++;
@@ -182,9 +184,11 @@ int npk_parse_u64(const char *s, uint64_t *out)
         if (*s)
             return -1;
         if (v > (UINT64_MAX >> shift))
-            return -1;
+            overflow = 1;
         v <<= shift;
     }
+    if (overflow)
+        return -2;
     *out = v;
     return 0;
 }
@@ -206,6 +210,49 @@ npk_status npk_config_u64(npk_machine *m, npk_config *c, const char *target, con
                         target, key, v, (unsigned long long)min, (unsigned long long)max);
     *out = x;
     return NPK_OK;
+}
+
+/* "2 GiB" for a whole number of binary units, else "2049-byte" / "32768-word". */
+static void size_name(char *buf, size_t n, uint64_t v, const char *unit)
+{
+    static const char *const bin[] = {"TiB", "GiB", "MiB", "KiB"};
+    if (strcmp(unit, "bytes") == 0) {
+        for (int i = 0; i < 4; i++) {
+            unsigned shift = 40 - 10 * (unsigned)i;
+            if (v >= (UINT64_C(1) << shift) && v % (UINT64_C(1) << shift) == 0) {
+                snprintf(buf, n, "%llu %s", (unsigned long long)(v >> shift), bin[i]);
+                return;
+            }
+        }
+        snprintf(buf, n, "%llu-byte", (unsigned long long)v);
+        return;
+    }
+    size_t len = strlen(unit); /* singular, as in "32768-word" */
+    snprintf(buf, n, "%llu-%.*s", (unsigned long long)v, (int)(len > 1 ? len - 1 : len), unit);
+}
+
+npk_status npk_config_size(npk_machine *m, npk_config *c, const char *target, const char *key,
+                           uint64_t def, uint64_t min, uint64_t max, const char *unit,
+                           uint64_t *out)
+{
+    const char *v = npk_config_take(c, key);
+    if (!v) {
+        *out = def;
+        return NPK_OK;
+    }
+    uint64_t x = 0;
+    int rc = npk_parse_u64(v, &x);
+    char lim[48];
+    size_name(lim, sizeof lim, max, unit);
+    if (rc == -2)
+        return npk_fail(m, NPK_ERR_ARG,
+                        "%s: %s=%s (more than %llu %s) is larger than the %s maximum", target,
+                        key, v, (unsigned long long)UINT64_MAX, unit, lim);
+    if (rc == 0 && x > max)
+        return npk_fail(m, NPK_ERR_ARG, "%s: %s=%s (%llu %s) is larger than the %s maximum",
+                        target, key, v, (unsigned long long)x, unit, lim);
+    /* malformed or too small: the general message, with the legal range */
+    return npk_config_u64(m, c, target, key, def, min, max, out);
 }
 
 npk_status npk_config_check_unused(npk_machine *m, const npk_config *c, const char *target,

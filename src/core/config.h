@@ -28,13 +28,22 @@ void npk_config_free(npk_config *c);
 /* Value of `key` (case-insensitive), marking it used; NULL when absent. */
 const char *npk_config_take(npk_config *c, const char *key);
 
-/* Unsigned integer setting: decimal, 0x hex, 0b binary, optional K/M/G suffix (powers of
+/* Unsigned integer setting: decimal, 0x hex, 0b binary, optional K/M/G/T suffix (powers of
  * 1024). Absent -> `def`. Outside [min,max] or malformed -> NPK_ERR_ARG with a message naming
  * target, key, value and the legal range. */
 npk_status npk_config_u64(npk_machine *m, npk_config *c, const char *target, const char *key,
                           uint64_t def, uint64_t min, uint64_t max, uint64_t *out);
 
-/* Parse a size/number string as above; returns 0 on success. */
+/* A memory-size setting (`unit` is "bytes" or "words"): as npk_config_u64, except that a value
+ * above `max` - including one too large for 64 bits - fails naming the setting, its size and
+ * the maximum ("rvnpu: ram_size=1T (1099511627776 bytes) is larger than the 2 GiB maximum"),
+ * so a target can refuse an absurd size before it allocates anything. */
+npk_status npk_config_size(npk_machine *m, npk_config *c, const char *target, const char *key,
+                           uint64_t def, uint64_t min, uint64_t max, const char *unit,
+                           uint64_t *out);
+
+/* Parse a size/number string as above (T, powers of 1024, too); returns 0 on success, -2 when
+ * the number is well formed but does not fit 64 bits, -1 when it is malformed. */
 int npk_parse_u64(const char *s, uint64_t *out);
 
 /* Fail with a message if any key was not consumed; `legal` lists the accepted keys. */

@@ -31,6 +31,13 @@ expect 2 "unknown target 'nosuch'" -- "$NPK" info -t nosuch
 expect 2 "mem=5 is out of range" -- "$NPK" info -t toy --config mem=5
 printf "halt\n" >"$T/x.s"
 expect 2 "mem=5 is out of range" -- "$NPK" asm -t toy:mem=5 "$T/x.s"
+# an absurd memory size is refused at creation, with the size and the maximum (issue 13)
+expect 2 "rvnpu: ram_size=1T (1099511627776 bytes) is larger than the 2 GiB maximum" -- \
+  "$NPK" asm -t rvnpu:ram_size=1T "$T/x.s"
+expect 125 "rvnpu: ram_size=1T (1099511627776 bytes) is larger than the 2 GiB maximum" -- \
+  "$NPK" run -t rvnpu:ram_size=1T "$T/x.s"
+expect 125 "toy: mem=1G (1073741824 bytes) is larger than the 16 MiB maximum" -- \
+  "$NPK" run -t toy --config mem=1G "$T/x.s"
 
 # --- asm / disasm round trip ---
 cp "$SRC/examples/toy/demo.s" "$T/demo.s"

@@ -30,6 +30,10 @@ int main(void)
     NPK_CHECK(npk_parse_u64("", &v) != 0);
     NPK_CHECK(npk_parse_u64("0x", &v) != 0);
     NPK_CHECK(npk_parse_u64("17179869184G", &v) != 0); /* 2^34 * 2^30 overflows */
+    NPK_CHECK(npk_parse_u64("1T", &v) == 0 && v == UINT64_C(1) << 40);
+    NPK_CHECK(npk_parse_u64("16777216T", &v) == -2); /* 2^24 * 2^40: well formed, too big */
+    NPK_CHECK(npk_parse_u64("99999999999999999999", &v) == -2);
+    NPK_CHECK(npk_parse_u64("99999999999999999999x", &v) == -1); /* malformed wins */
 
     /* Through a real target: each rejection names key, value and what is legal. */
     npk_machine *m;
@@ -46,6 +50,47 @@ int main(void)
     NPK_CHECK(npk_create(&m, "nosuch:K=8", NULL, err, sizeof err) == NPK_ERR_ARG);
     NPK_CHECK_CONTAINS(err, "unknown target 'nosuch' (known: toy");
     NPK_CHECK(npk_create(&m, "", NULL, err, sizeof err) == NPK_ERR_ARG);
+
+    /* Absurd memory sizes (issue 13 defect 10): every target refuses them at npk_create,
+     * before allocating, naming the setting, the size and the target's maximum. */
+    static const struct {
+        const char *spec, *msg;
+    } huge[] = {
+        {"rvnpu:ram_size=1T", "rvnpu: ram_size=1T (1099511627776 bytes) is larger than the 2 GiB "
+                              "maximum"},
+        {"rvnpu:ram_size=4G", "rvnpu: ram_size=4G (4294967296 bytes) is larger than the 2 GiB "
+                              "maximum"},
+        {"rvnpu:ram_size=0x80001000", "(2147487744 bytes) is larger than the 2 GiB maximum"},
+        {"rvnpu:ram_size=99999999999999999999", "rvnpu: ram_size=99999999999999999999 (more than "
+                                                "18446744073709551615 bytes) is larger than the "
+                                                "2 GiB maximum"},
+        {"toy:mem=1G", "toy: mem=1G (1073741824 bytes) is larger than the 16 MiB maximum"},
+        {"opennpu:mem_size=1T", "opennpu: mem_size=1T (1099511627776 bytes) is larger than the "
+                                "4 GiB maximum"},
+        {"opennpu:mem_size=4294967297", "(4294967297 bytes) is larger than the 4 GiB maximum"},
+        {"pccx:host_ddr_bytes=1T", "pccx: host_ddr_bytes=1T (1099511627776 bytes) is larger than "
+                                   "the 4 GiB maximum"},
+        {"tinytpu:ub_words=1G", "tinytpu: ub_words=1G (1073741824 words) is larger than the "
+                                "32768-word maximum"},
+        {"tinytpu:lanes=3,ub_words=65537", "tinytpu: ub_words=65537 (65537 words) is larger than "
+                                           "the 65536-word maximum"},
+    };
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+        m = NULL;
+        err[0] = '\0';
+        NPK_REPORT(npk_create(&m, huge[i].spec, NULL, err, sizeof err) == NPK_ERR_ARG && !m,
+                   "%s: not refused with NPK_ERR_ARG\n", huge[i].spec);
+        NPK_CHECK_CONTAINS(err, huge[i].msg);
+        npk_destroy(m);
+    }
+    /* the maxima themselves are legal (rvnpu's 2 GiB is calloc'ed, so untouched pages cost
+     * nothing; a failed allocation would be NPK_ERR_NOMEM, never a crash) */
+    npk_status st = npk_create(&m, "toy:mem=16M", NULL, err, sizeof err);
+    NPK_CHECK(st == NPK_OK);
+    npk_destroy(m);
+    st = npk_create(&m, "tinytpu:ub_words=32768", NULL, err, sizeof err);
+    NPK_CHECK(st == NPK_OK);
+    npk_destroy(m);
 
     NPK_CHECK(npk_create(&m, "TOY:mem=1K", NULL, err, sizeof err) == NPK_OK && m);
     if (m) {

@@ -65,8 +65,9 @@ static npk_status parse_config(npk_machine *m, npk_config *cfg, onpu_cfg *c)
         return npk_fail(m, NPK_ERR_ARG,
                         "opennpu: K=%s is not legal (legal: a power of two from 4 to 64: "
                         "4, 8, 16, 32, 64)", kv);
-    npk_status st = npk_config_u64(m, cfg, "opennpu", "mem_size", 1u << 20, 1,
-                                   UINT64_C(1) << 32, &size);
+    /* at most 2^32 bytes: effective addresses are 32-bit (§3.4) */
+    npk_status st = npk_config_size(m, cfg, "opennpu", "mem_size", 1u << 20, 1,
+                                    UINT64_C(1) << 32, "bytes", &size);
     if (st == NPK_OK)
         st = npk_config_u64(m, cfg, "opennpu", "mem_latency", 1, 1, 65535, &lat);
     if (st == NPK_OK)

@@ -101,8 +101,8 @@ static npk_status parse_config(npk_machine *m, npk_config *cfg, pccx_t *c, int *
     for (size_t i = 0; i < cfg->n; i++) /* given explicitly: it overrides `.hostsize` */
         if (!strcasecmp(cfg->items[i].key, "host_ddr_bytes"))
             *host_set = 1;
-    st = npk_config_u64(m, cfg, "pccx", "host_ddr_bytes", PCCX_HOST_DEFAULT, 16, PCCX_HOST_MAX,
-                        &v);
+    st = npk_config_size(m, cfg, "pccx", "host_ddr_bytes", PCCX_HOST_DEFAULT, 16, PCCX_HOST_MAX,
+                         "bytes", &v);
     if (st != NPK_OK)
         return st;
     if (v % 16)

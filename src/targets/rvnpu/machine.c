@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checked.h"
 #include "targets/rvnpu/asm.h"
 #include "targets/rvnpu/rvnpu.h"
 
 #define RVNPU_RAM_DEFAULT (4u << 20)
+/* RAM starts at 0x8000_0000 and must end inside the 32-bit address space (§11.5) */
 #define RVNPU_RAM_MAX (2ull << 30)
 
 /* Timing latency keys: which unit (or per-element cost) each sets, and its default. */
@@ -155,8 +157,8 @@ static npk_status rvnpu_create(npk_machine *m, const npk_config *cfg_in, void **
     }
     uint64_t ram = 0;
     if (st == NPK_OK)
-        st = npk_config_u64(m, cfg, "rvnpu", "ram_size", RVNPU_RAM_DEFAULT, 4096, RVNPU_RAM_MAX,
-                            &ram);
+        st = npk_config_size(m, cfg, "rvnpu", "ram_size", RVNPU_RAM_DEFAULT, 4096, RVNPU_RAM_MAX,
+                             "bytes", &ram);
     if (st == NPK_OK && ram % 4096)
         st = npk_fail(m, NPK_ERR_ARG,
                       "rvnpu: ram_size=%llu is not a multiple of 4K (legal: 4K .. 2G in 4K steps)",
@@ -235,7 +237,7 @@ static npk_status rvnpu_load_raw(npk_machine *m, void *state, const uint8_t *byt
     rvnpu_state *s = state;
     /* the core loads raw images at 0; addresses below the RAM base are offsets into RAM */
     uint64_t off = addr < RVNPU_RAM_BASE ? addr : addr - RVNPU_RAM_BASE;
-    if (off > s->ram_size || n > s->ram_size - off)
+    if (!npk_range_ok(off, n, s->ram_size))
         return npk_fail(m, NPK_ERR_RANGE,
                         "rvnpu: image of %zu bytes at RAM offset 0x%llx does not fit the %u-byte "
                         "RAM (set ram_size=SIZE)",
@@ -261,7 +263,7 @@ static npk_status rvnpu_load_segment(npk_machine *m, void *state, uint64_t addr,
         s->loading = 1;
     }
     uint64_t off = addr - RVNPU_RAM_BASE;
-    if (addr < RVNPU_RAM_BASE || off > s->ram_size || memsz > s->ram_size - off)
+    if (addr < RVNPU_RAM_BASE || !npk_range_ok(off, memsz, s->ram_size))
         return npk_fail(m, NPK_ERR_RANGE,
                         "rvnpu: ELF segment at 0x%llx (%llu bytes) lies outside RAM "
                         "(0x%08x .. 0x%08llx; set ram_size=SIZE)",
@@ -296,7 +298,7 @@ static npk_status rvnpu_poke(npk_machine *m, void *state, uint64_t addr, const u
 {
     rvnpu_state *s = state;
     uint64_t off = addr - RVNPU_RAM_BASE;
-    if (addr < RVNPU_RAM_BASE || off > s->ram_size || n > s->ram_size - off)
+    if (addr < RVNPU_RAM_BASE || !npk_range_ok(off, n, s->ram_size))
         return npk_fail(m, NPK_ERR_RANGE,
                         "rvnpu: %zu bytes at 0x%llx do not fit in RAM (0x%08x .. 0x%08llx)", n,
                         (unsigned long long)addr, RVNPU_RAM_BASE,

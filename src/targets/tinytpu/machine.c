@@ -114,8 +114,9 @@ static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out
     npk_status st = npk_config_u64(m, cfg, "tinytpu", "lanes", TT_DEFAULT_N, 2, TT_MAX_N, &N);
     if (st != NPK_OK)
         return st;
-    st = npk_config_u64(m, cfg, "tinytpu", "ub_words", TT_DEFAULT_UB, 1, N == 2 ? 32768 : 65536,
-                        &ub);
+    /* UB pointers are 16 bits, signed in the N = 2 weight walk (C3) */
+    st = npk_config_size(m, cfg, "tinytpu", "ub_words", TT_DEFAULT_UB, 1, N == 2 ? 32768 : 65536,
+                         "words", &ub);
     if (st == NPK_OK)
         st = npk_config_u64(m, cfg, "tinytpu", "all_writes", 0, 0, 1, &all);
     if (st == NPK_OK)

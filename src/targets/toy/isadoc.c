@@ -10,6 +10,9 @@ int main(void)
            "and one byte-addressed memory that holds program and data (program at address\n"
            "0). Words are little-endian. A word is legal when its opcode is listed and every\n"
            "bit outside the fields its operands and options use is zero.\n\n"
+           "The memory size is the `mem` setting: a multiple of 4 bytes from 16 bytes to a\n"
+           "maximum of 16 MiB (default 64 KiB); a larger `mem` fails when the machine is\n"
+           "created, naming the size.\n\n"
            "## Fields\n\n| field | bits |\n|---|---|\n");
 #define TOY_FIELD(name, lsb, width) printf("| %s | [%d:%d] |\n", #name, (lsb) + (width)-1, lsb);
 #include "targets/toy/isa.def"

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checked.h"
 #include "targets/toy/asm.h"
 #include "targets/toy/toy.h"
 
@@ -41,7 +42,8 @@ static npk_status toy_create(npk_machine *m, const npk_config *cfg_in, void **ou
 {
     npk_config *cfg = (npk_config *)cfg_in;
     uint64_t mem;
-    npk_status st = npk_config_u64(m, cfg, "toy", "mem", TOY_MEM_DEFAULT, 16, TOY_MEM_MAX, &mem);
+    npk_status st = npk_config_size(m, cfg, "toy", "mem", TOY_MEM_DEFAULT, 16, TOY_MEM_MAX,
+                                    "bytes", &mem);
     if (st != NPK_OK)
         return st;
     if (mem % 4)
@@ -73,7 +75,7 @@ static npk_status toy_load_raw(npk_machine *m, void *state, const uint8_t *bytes
                                uint64_t addr)
 {
     toy_state *s = state;
-    if (addr > s->mem_size || n > s->mem_size - addr)
+    if (!npk_range_ok(addr, n, s->mem_size))
         return npk_fail(m, NPK_ERR_RANGE,
                         "toy: image of %zu bytes at 0x%llx does not fit the %u-byte memory "
                         "(set mem=SIZE)",
@@ -98,7 +100,7 @@ static npk_status toy_poke(npk_machine *m, void *state, uint64_t addr, const uin
                            size_t n)
 {
     toy_state *s = state;
-    if (addr > s->mem_size || n > s->mem_size - addr)
+    if (!npk_range_ok(addr, n, s->mem_size))
         return npk_fail(m, NPK_ERR_RANGE, "toy: %zu bytes at 0x%llx do not fit the %u-byte memory",
                         n, (unsigned long long)addr, s->mem_size);
     return toy_space_write(m, s, 0, addr, bytes, n);

@@ -86,5 +86,10 @@ expect 0 "" -- "$NPK" run -t pccx "$T/prof.s"
 expect 125 "prof.s:2:" -- "$NPK" run -t pccx:base "$T/prof.s"
 expect 125 "unknown setting 'frob'" -- "$NPK" run -t pccx:frob "$T/ext.s"
 expect 125 "not a multiple of 16" -- "$NPK" run -t pccx:host_ddr_bytes=100 "$T/ext.s"
+expect 125 "pccx: host_ddr_bytes=1T (1099511627776 bytes) is larger than the 4 GiB maximum" -- \
+  "$NPK" run -t pccx:host_ddr_bytes=1T "$T/ext.s"
+# issue 13: a view whose strides wrap int64 faults (it used to read host memory, SIGSEGV)
+printf '.profile ext\n.wview V, host=0x100, n=2, k=2, sn=0x4000000000000000, sk=0x4000000000000000\n    memset fmap, idx=1, a=1, b=2, c=1\n    memset fmap, idx=2, a=1, b=2, c=1\n.wpush V\n    gemv dst=0x80, src=0x40, size=2, shape=1\n' >"$T/wrap.s"
+expect 126 "PCCX_E_HOST_RANGE" -- "$NPK" run -t pccx "$T/wrap.s"
 
 finish
