@@ -1,0 +1,1 @@
+vadd vx32, vx0, vx1

@@ -1,0 +1,1 @@
+vmovi ve14, 0xffff

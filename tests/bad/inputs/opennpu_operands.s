@@ -1,0 +1,1 @@
+vadd vx0, vx0

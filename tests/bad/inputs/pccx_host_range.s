@@ -1,0 +1,2 @@
+.target pccx
+.host byte=0x7fffffffffff

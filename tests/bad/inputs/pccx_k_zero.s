@@ -1,0 +1,3 @@
+.target pccx
+.weight W, k=0, n=2
+.endweight

@@ -1,0 +1,2 @@
+.target pccx
+  .rowhex 1234

@@ -1,0 +1,6 @@
+.target pccx
+.weight W, k=4, n=2
+  .scale 1.0, 1.0
+  .rowhex 123456
+  .rowhex 1234
+.endweight

@@ -1,0 +1,2 @@
+.target pccx
+    frob dst=1

@@ -1,0 +1,1 @@
+.include "rvnpu_include_b.s"

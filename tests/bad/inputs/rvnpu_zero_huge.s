@@ -1,0 +1,1 @@
+.zero 0xffffffffffff

@@ -1,0 +1,1 @@
+.align 0xffffffffffffffff

@@ -1,0 +1,3 @@
+.equ a, b
+.equ b, a
+li r1, a

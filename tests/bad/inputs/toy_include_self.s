@@ -1,0 +1,1 @@
+.include "toy_include_self.s"

@@ -1,0 +1,2 @@
+.org 0xffffffff
+.word 1
