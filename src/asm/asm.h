@@ -223,6 +223,33 @@ typedef struct npk_kvres {
 int npk_asm_kvlist(npk_asm *a, npk_cur *c, const npk_kvspec *spec, size_t n, unsigned mode,
                    const char *mnem_at, npk_kvres *out);
 
+/* ==== name index ============================================================================== */
+
+/* An open-addressing hash index from names to positions in the caller's own table (symbol
+ * tables of the engine, of a machine, of a target's tensors): lookups cost O(1) however many
+ * names there are. The index keeps pointers to the names, so the caller keeps each name alive
+ * and unchanged while it is in the index. Zero-initialise it; no globals. */
+typedef struct npk_name_slot {
+    const char *name;            /* NULL: empty */
+    size_t len;
+    uint64_t hash;
+    size_t value;
+} npk_name_slot;
+typedef struct npk_name_index {
+    npk_name_slot *slot;
+    size_t cap, n;               /* cap: 0 or a power of two, always > 2 * n */
+} npk_name_index;
+
+uint64_t npk_name_hash(const char *s, size_t len);
+/* The value stored for s[0..len), or false. */
+bool npk_name_find(const npk_name_index *x, const char *s, size_t len, size_t *value);
+/* Store value for the name (replacing the value of an equal name). -1: out of memory (the
+ * index is unchanged). */
+int npk_name_put(npk_name_index *x, const char *s, size_t len, size_t value);
+/* Forget every name (the memory is kept for reuse), or release it all. */
+void npk_name_clear(npk_name_index *x);
+void npk_name_free(npk_name_index *x);
+
 /* ==== symbols, output spaces ================================================================= */
 
 enum { NPK_SYM_LABEL = 1, NPK_SYM_EQU = 2 };

@@ -43,14 +43,12 @@ enum { SYM_DEFINED = 0, SYM_PENDING = 1, SYM_POISONED = 2 };
 typedef struct asm_sym {
     char *name;
     size_t len;
-    uint32_t hash;
     int kind;
     int state;
     int64_t value;
     unsigned def_pass;           /* pass of the latest definition (0: never) */
     size_t def_file;
     unsigned def_line;
-    struct asm_sym *next;        /* hash chain */
 } asm_sym;
 
 typedef struct asm_space {
@@ -75,10 +73,9 @@ struct npk_asm {
     asm_frame *frame;
     unsigned depth;
 
-    asm_sym **buckets;
-    size_t n_buckets, n_syms;
+    npk_name_index sym_index;    /* name -> position in syms */
     asm_sym **syms;              /* in creation order */
-    size_t cap_syms;
+    size_t n_syms, cap_syms;
 
     asm_space *spaces;
     size_t n_spaces, cur_space;

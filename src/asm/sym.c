@@ -5,41 +5,14 @@
 
 #include "asm/internal.h"
 
-static uint32_t hash(const char *s, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
-
 asm_sym *asm_sym_find(const npk_asm *a, const char *name, size_t len)
 {
-    if (!a->n_buckets)
-        return NULL;
-    uint32_t h = hash(name, len);
-    for (asm_sym *s = a->buckets[h % a->n_buckets]; s; s = s->next)
-        if (s->hash == h && s->len == len && memcmp(s->name, name, len) == 0)
-            return s;
-    return NULL;
+    size_t i;
+    return npk_name_find(&a->sym_index, name, len, &i) ? a->syms[i] : NULL;
 }
 
 static asm_sym *sym_add(npk_asm *a, const char *name, size_t len)
 {
-    if (a->n_syms + 1 > a->n_buckets) { /* keep the load factor <= 1 */
-        size_t nb = a->n_buckets ? a->n_buckets * 2 : 64;
-        asm_sym **b = asm_alloc(a, nb * sizeof *b);
-        if (!b)
-            return NULL;
-        for (size_t i = 0; i < a->n_syms; i++) {
-            asm_sym *s = a->syms[i];
-            s->next = b[s->hash % nb];
-            b[s->hash % nb] = s;
-        }
-        free(a->buckets);
-        a->buckets = b;
-        a->n_buckets = nb;
-    }
     if (a->n_syms == a->cap_syms) {
         size_t cap = a->cap_syms ? a->cap_syms * 2 : 64;
         asm_sym **v = asm_realloc(a, a->syms, cap * sizeof *v);
@@ -57,9 +30,12 @@ static asm_sym *sym_add(npk_asm *a, const char *name, size_t len)
     }
     s->name = nm;
     s->len = len;
-    s->hash = hash(name, len);
-    s->next = a->buckets[s->hash % a->n_buckets];
-    a->buckets[s->hash % a->n_buckets] = s;
+    if (npk_name_put(&a->sym_index, nm, len, a->n_syms) != 0) {
+        free(s);
+        free(nm);
+        a->oom = a->stopped = true;
+        return NULL;
+    }
     a->syms[a->n_syms++] = s;
     return s;
 }
@@ -71,10 +47,9 @@ void asm_syms_free(npk_asm *a)
         free(a->syms[i]);
     }
     free(a->syms);
-    free(a->buckets);
+    npk_name_free(&a->sym_index);
     a->syms = NULL;
-    a->buckets = NULL;
-    a->n_syms = a->cap_syms = a->n_buckets = 0;
+    a->n_syms = a->cap_syms = 0;
 }
 
 /* Common part of definitions; `state` is SYM_DEFINED, SYM_PENDING or SYM_POISONED. */

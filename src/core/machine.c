@@ -197,6 +197,7 @@ void npk_destroy(npk_machine *m)
         m->target->destroy(m->state);
     npk_symbols_clear(m);
     free(m->syms);
+    npk_name_free(&m->globals);
     npk_obs_free(&m->obs);
     free(m);
 }
@@ -225,17 +226,24 @@ static npk_status symbol_push(npk_machine *m, const char *name, uint64_t value,
     char *copy = strdup(name);
     if (!copy)
         return npk_fail(m, NPK_ERR_NOMEM, "out of memory for symbols");
+    size_t len = strlen(copy), first;
+    if (!local && !npk_name_find(&m->globals, copy, len, &first) &&
+        npk_name_put(&m->globals, copy, len, m->n_syms) != 0) {
+        free(copy);
+        return npk_fail(m, NPK_ERR_NOMEM, "out of memory for symbols");
+    }
     m->syms[m->n_syms++] = (npk_symbol_entry){copy, value, size, local};
     return NPK_OK;
 }
 
 npk_status npk_symbol_add(npk_machine *m, const char *name, uint64_t value)
 {
-    for (size_t i = 0; i < m->n_syms; i++) {
-        if (!m->syms[i].local && strcmp(m->syms[i].name, name) == 0) {
-            m->syms[i].value = value;
-            return NPK_OK;
-        }
+    /* indexed: an assembled program adds every label, and a scan per label made loading a
+     * program with 10^5 labels take minutes */
+    size_t i;
+    if (npk_name_find(&m->globals, name, strlen(name), &i)) {
+        m->syms[i].value = value;
+        return NPK_OK;
     }
     return symbol_push(m, name, value, 0, 0);
 }
@@ -251,6 +259,7 @@ void npk_symbols_clear(npk_machine *m)
     for (size_t i = 0; i < m->n_syms; i++)
         free(m->syms[i].name);
     m->n_syms = 0;
+    npk_name_clear(&m->globals);
 }
 
 /* The symbol a name refers to: the first global/weak one, else the only local one. */

@@ -2,6 +2,7 @@
 #ifndef NPK_CORE_MACHINE_H
 #define NPK_CORE_MACHINE_H
 
+#include "asm/asm.h" /* npk_name_index */
 #include "core/obs.h"
 #include "core/target.h"
 
@@ -22,6 +23,7 @@ struct npk_machine {
     FILE *timeline_file;
     npk_symbol_entry *syms;
     size_t n_syms, cap_syms;
+    npk_name_index globals;  /* name -> first global/weak entry of syms */
     int loaded;
 };
 

@@ -61,6 +61,7 @@ typedef struct pa_state {
     pa_data host, l2, *target;
     pccx_tensor *t;
     size_t nt, capt, nviews;
+    npk_name_index tensor_index; /* name -> position in t */
     size_t *push;
     size_t npush, cappush;
     pccx_window_change *win;
@@ -89,6 +90,7 @@ static void state_free(pa_state *st)
     for (size_t i = 0; i < st->nt; i++)
         pccx_tensor_free(&st->t[i]);
     free(st->t);
+    npk_name_free(&st->tensor_index);
     free(st->push);
     free(st->win);
     int ext = st->ext_cli, hw = st->hw_cli, oom = st->oom;
@@ -184,10 +186,8 @@ static int expr_in(npk_asm *a, npk_cur *c, int64_t lo, int64_t hi, const char *w
 /* `NAME` of a weight tensor or view: its index, or -1. */
 static long tensor_find(const pa_state *st, const char *s, size_t n)
 {
-    for (size_t i = 0; i < st->nt; i++)
-        if (strlen(st->t[i].name) == n && memcmp(st->t[i].name, s, n) == 0)
-            return (long)i;
-    return -1;
+    size_t i;
+    return npk_name_find(&st->tensor_index, s, n, &i) ? (long)i : -1;
 }
 
 /* A new tensor named s[0..n) (error on a duplicate); its index in *idx. */
@@ -203,6 +203,11 @@ static int tensor_new(npk_asm *a, pa_state *st, const char *s, size_t n, size_t 
         return no_memory(a, st);
     memcpy(t->name, s, n);
     t->name[n] = '\0';
+    if (npk_name_put(&st->tensor_index, t->name, n, st->nt) != 0) {
+        free(t->name);
+        t->name = NULL;
+        return no_memory(a, st);
+    }
     *idx = st->nt++;
     return 0;
 }
@@ -1158,6 +1163,7 @@ static pccx_prog *make_prog(pa_state *st, const npk_asm_result *r)
     p->n_tensors = st->nt;
     st->t = NULL;
     st->nt = st->capt = 0;
+    npk_name_clear(&st->tensor_index); /* the names went with the tensors */
     p->pushes = st->push;
     p->n_pushes = st->npush;
     st->push = NULL;
