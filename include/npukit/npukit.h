@@ -84,7 +84,10 @@ npk_status npk_load_raw(npk_machine *m, const void *bytes, size_t n, uint64_t ad
 /* ELF32 little-endian executable (targets that take ELF). */
 npk_status npk_load_elf(npk_machine *m, const void *bytes, size_t n, const char *name);
 /* Assemble source text with the target's assembler and load the result. `name` is used in
- * diagnostics (file:line:col). Diagnostics are written to `diag` (may be NULL). */
+ * diagnostics (file:line:col). Diagnostics are written to `diag` (may be NULL). The source is
+ * a C string, so it ends at its first NUL byte: a caller reading a file should reject NUL
+ * bytes first (npk_load_file and `npukit asm` do: "FILE:LINE:COL: error: NUL byte in
+ * source"). */
 npk_status npk_load_asm(npk_machine *m, const char *source, const char *name, FILE *diag);
 /* Assemble source text to the target's program image without loading it (what
  * `npukit asm` writes). *image is allocated; release it with npk_free. */
@@ -105,7 +108,8 @@ npk_status npk_elf_segments(npk_machine *m, const void *bytes, size_t n, const c
                              npk_elf_segment *seg, size_t max, size_t *n_seg, uint64_t *entry);
 /* Name of an ELF e_machine value ("RISC-V", "x86-64", ..., "unknown"). */
 const char *npk_elf_machine_name(unsigned e_machine);
-/* Load a file, choosing by content: ELF magic -> ELF; a text file -> assembly; else raw. */
+/* Load a file, choosing by content: ELF magic -> ELF; a text file -> assembly; else raw.
+ * A text file with a stray NUL byte is rejected (NPK_ERR_FORMAT, the place on diag). */
 npk_status npk_load_file(npk_machine *m, const char *path, FILE *diag);
 
 /* ---- running ---------------------------------------------------------------------------- */

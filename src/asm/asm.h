@@ -356,6 +356,13 @@ typedef struct npk_asm_opts {
     void *read_ctx;
 } npk_asm_opts;
 
+/* A NUL byte cannot be part of assembly source. The engine rejects one inside the `len`
+ * bytes it is given (the main text and every .include); text handed on as a C string (the
+ * public npk_load_asm/npk_assemble) would end at it silently, so whoever reads a source file
+ * and knows its size checks it with this first. Returns 0, or -1 after writing
+ * "name:line:col: error: NUL byte in source", the line and a caret to diag (if non-NULL). */
+int npk_asm_check_nul(const char *text, size_t len, const char *name, FILE *diag);
+
 /* Assemble `len` bytes of source named `name` (diagnostics, .include base). Returns NULL
  * only when out of memory; check npk_asm_result_errors. */
 /* For a target's assemble call: 0 with *out = r when the run had no errors; otherwise frees

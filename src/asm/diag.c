@@ -166,3 +166,31 @@ unsigned npk_asm_errors(const npk_asm *a)
 {
     return a->errors;
 }
+
+/* Like report(), for text outside a run (no context, no include stack). */
+int npk_asm_check_nul(const char *text, size_t len, const char *name, FILE *diag)
+{
+    const char *nul = memchr(text, '\0', len);
+    if (!nul)
+        return 0;
+    if (!diag)
+        return -1;
+    const char *ls = nul, *end = text + len;
+    unsigned line = 1;
+    for (const char *p = text; p < nul; p++)
+        line += *p == '\n';
+    while (ls > text && ls[-1] != '\n')
+        ls--;
+    const char *le = memchr(nul, '\n', (size_t)(end - nul));
+    le = le ? le : end;
+    if (le > nul && le[-1] == '\r')
+        le--;
+    fprintf(diag, "%s:%u:%zu: error: NUL byte in source\n", name, line, (size_t)(nul - ls) + 1);
+    for (const char *p = ls; p < le; p++)
+        fputc((*p == '\t' || (unsigned char)*p >= 0x20) && *p != 0x7f ? *p : '?', diag);
+    fputc('\n', diag);
+    for (const char *p = ls; p < nul; p++)
+        fputc(*p == '\t' ? '\t' : ' ', diag);
+    fputs("^\n", diag);
+    return -1;
+}

@@ -315,7 +315,13 @@ void asm_process_file(npk_asm *a, size_t file)
         fr.line++;
         fr.line_start = fr.stmt_start = p;
         fr.line_end = ce;
-        process_line(a, p, ce);
+        /* the lexer and the targets' parsers treat NUL as the end of the text; reject it
+         * here, where the length is known, instead of letting it cut the line short */
+        const char *nul = ce > p ? memchr(p, '\0', (size_t)(ce - p)) : NULL;
+        if (nul)
+            npk_asm_error(a, nul, 1, "NUL byte in source");
+        else
+            process_line(a, p, ce);
         p = nl ? nl + 1 : end;
     }
     a->depth--;

@@ -1,7 +1,9 @@
 /* `npukit asm`: assemble a source file with a target's assembler and write the image. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "asm/asm.h"
 #include "cli/cli.h"
 
 static void help(void)
@@ -69,6 +71,12 @@ int npk_cmd_asm(int argc, char **argv)
     size_t size;
     if (npk_read_file(src, &text, &size) != 0)
         return NPK_EXIT_INPUT;
+    const char *name = strcmp(src, "-") == 0 ? "<stdin>" : src;
+    /* npk_assemble takes a C string: without this a NUL byte would end the source there */
+    if (npk_asm_check_nul((const char *)text, size, name, stderr) != 0) {
+        free(text);
+        return NPK_EXIT_INPUT;
+    }
     if (!target)
         target = npk_guess_target(text, size);
     if (!target) {
@@ -84,7 +92,6 @@ int npk_cmd_asm(int argc, char **argv)
     }
     uint8_t *image = NULL;
     size_t n = 0;
-    const char *name = strcmp(src, "-") == 0 ? "<stdin>" : src;
     npk_status st = npk_assemble(m, (const char *)text, name, stderr, &image, &n);
     free(text);
     if (st != NPK_OK) {

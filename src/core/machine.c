@@ -445,19 +445,21 @@ static npk_status read_file(npk_machine *m, const char *path, uint8_t **data, si
     return NPK_OK;
 }
 
-/* Text = no NUL bytes and mostly printable; assembly sources are text, images are not. */
+/* Text = mostly printable; assembly sources are text, images are not. A file that is
+ * printable apart from a few NUL bytes is a source with a stray NUL (an image has other
+ * control bytes too): it is treated as text so that the NUL is reported, not run as code. */
 static int looks_like_text(const uint8_t *p, size_t n)
 {
     if (n == 0)
         return 1;
-    size_t odd = 0;
+    size_t odd = 0, nul = 0;
     for (size_t i = 0; i < n; i++) {
         if (p[i] == 0)
-            return 0;
-        if (p[i] < 0x20 && !isspace(p[i]))
+            nul++;
+        else if (p[i] < 0x20 && !isspace(p[i]))
             odd++;
     }
-    return odd * 20 < n;
+    return nul ? odd == 0 && nul * 8 <= n : odd * 20 < n;
 }
 
 npk_status npk_load_file(npk_machine *m, const char *path, FILE *diag)
@@ -470,9 +472,13 @@ npk_status npk_load_file(npk_machine *m, const char *path, FILE *diag)
         return st;
     if (n >= 4 && memcmp(data, "\x7f" "ELF", 4) == 0)
         st = npk_load_elf(m, data, n, path);
-    else if (looks_like_text(data, n))
-        st = npk_load_asm(m, (const char *)data, path, diag);
-    else {
+    else if (looks_like_text(data, n)) {
+        /* npk_load_asm takes a C string, which would end at a NUL byte */
+        if (npk_asm_check_nul((const char *)data, n, path, diag) != 0)
+            st = npk_fail(m, NPK_ERR_FORMAT, "%s: NUL byte in assembly source", path);
+        else
+            st = npk_load_asm(m, (const char *)data, path, diag);
+    } else {
         st = npk_load_raw(m, data, n, 0);
         if (st != NPK_OK && strncmp(m->error, path, strlen(path)) != 0) {
             char msg[sizeof m->error];

@@ -1,6 +1,6 @@
 /* The name index (src/asm/names.c) and the symbol tables built on it: the engine's labels
  * and a machine's program symbols. Names that share a slot, tables that grow through many
- * names, and duplicates that must still be errors. */
+ * names, duplicates that must still be errors, and NUL bytes in source. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +198,33 @@ static void test_machine_symbols(void)
     free(src);
 }
 
+/* The engine refuses a NUL byte inside the text it is given, with its place. */
+static void test_nul(void)
+{
+    const char src[] = "li r1, 1\nli r2,\0 2\nhalt\n";
+    npk_asm_result *r =
+        npk_asm_run(toy_asm_target(), NULL, src, sizeof src - 1, "nul.s", NULL);
+    NPK_CHECK(r && npk_asm_result_errors(r) == 1);
+    NPK_CHECK_CONTAINS(r ? npk_asm_result_diag(r) : NULL,
+                       "nul.s:2:7: error: NUL byte in source\nli r2,? 2\n      ^\n");
+    npk_asm_result_free(r);
+    /* the checker for text handed on as a C string */
+    FILE *f = tmpfile();
+    NPK_CHECK(f != NULL);
+    if (f) {
+        NPK_CHECK_EQ_U64(npk_asm_check_nul(src, 9, "nul.s", f), 0);
+        NPK_CHECK_EQ_U64((uint64_t)npk_asm_check_nul(src, sizeof src - 1, "nul.s", f),
+                         (uint64_t)-1);
+        char buf[256] = "";
+        rewind(f);
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = '\0';
+        NPK_CHECK_EQ_STR(buf, "nul.s:2:7: error: NUL byte in source\nli r2,? 2\n      ^\n");
+        fclose(f);
+    }
+    NPK_CHECK_EQ_U64((uint64_t)npk_asm_check_nul("\0", 1, "x", NULL), (uint64_t)-1);
+}
+
 int main(void)
 {
     test_index_collisions();
@@ -205,5 +232,6 @@ int main(void)
     test_engine_many_labels();
     test_engine_colliding_labels();
     test_machine_symbols();
+    test_nul();
     return npk_test_done();
 }

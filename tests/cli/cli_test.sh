@@ -129,6 +129,19 @@ expect 243 "" -- "$NPK" run -t rvnpu --fs-root "$T/fs/root" "$T/open_dang.s"
 expect 243 "" -- timeout 10 "$NPK" run -t rvnpu --fs-root "$T/fs/root" "$T/open_fifo.s"
 expect 3 "" -- "$NPK" run -t rvnpu --fs-root "$T/fs/root" "$T/open_in.txt.s"
 
+# --- a NUL byte in source is an error with its place, for every target (issue 13.4) ---
+printf '\n  ha\000lt\n# more text after the NUL byte\n' >"$T/nul.s"
+for t in toy rvnpu opennpu tinytpu pccx; do
+  expect 1 "nul.s:2:5: error: NUL byte in source" -- "$NPK" asm -t $t "$T/nul.s" -o "$T/nul.bin"
+  expect 125 "nul.s:2:5: error: NUL byte in source" -- "$NPK" run -t $t "$T/nul.s"
+done
+# in an included file the engine finds it (its caret line shows the NUL as '?')
+printf 'li r1, 1\n.include "nul.inc"\nhalt\n' >"$T/incnul.s"
+printf 'li r2, 2\nli r3,\0003\n' >"$T/nul.inc"
+expect 1 "nul.inc:2:7: error: NUL byte in source" -- "$NPK" asm -t toy "$T/incnul.s" -o "$T/nul.bin"
+expect 1 "li r3,?3" -- "$NPK" asm -t toy "$T/incnul.s" -o "$T/nul.bin"
+expect 125 "nul.inc:2:7: error: NUL byte in source" -- "$NPK" run -t toy "$T/incnul.s"
+
 # --- rvnpu firmware (when the firmware toolchain built it) ---
 FW=$(dirname "$NPK")/firmware
 if [ -f "$FW/hello.elf" ]; then
