@@ -172,11 +172,14 @@ npk_status npk_disasm(npk_machine *m, const void *bytes, uint64_t pc, char *out,
 
 /* ---- observers (each costs nothing while off) ---------------------------------------------- */
 
-/* One text line per retired instruction: cycle, pc, word, disassembly. NULL turns it off. */
+/* One text line per retired instruction: cycle, pc, word, disassembly. NULL turns it off.
+ * The sink being replaced (or turned off) is flushed; NPK_ERR_IO if any of its writes failed
+ * (it stays open: closing it is the caller's). */
 npk_status npk_trace_text(npk_machine *m, FILE *f);
 /* Collect statistics: per-mnemonic counts, cycles, per-unit busy time. */
 npk_status npk_stats_enable(npk_machine *m, int on);
-/* Record a Chrome trace-event timeline (opens in Perfetto) written at npk_timeline_close. */
+/* Record a Chrome trace-event timeline (opens in Perfetto) written at npk_timeline_close,
+ * which returns NPK_ERR_IO ("PATH: write error: ...") if any of the file could not be written. */
 npk_status npk_timeline_open(npk_machine *m, const char *path);
 npk_status npk_timeline_close(npk_machine *m);
 
@@ -196,7 +199,8 @@ typedef struct npk_stats {
 
 /* Statistics so far; pointers stay valid until the next run/step/reset/destroy. */
 npk_status npk_stats_get(npk_machine *m, npk_stats *out);
-/* Write statistics as human-readable text or as one JSON object. */
+/* Write statistics as human-readable text or as one JSON object; f is flushed, and a failed
+ * write is NPK_ERR_IO. */
 npk_status npk_stats_print(npk_machine *m, FILE *f);
 npk_status npk_stats_json(npk_machine *m, FILE *f);
 

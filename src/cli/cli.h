@@ -15,7 +15,8 @@ enum {
     NPK_EXIT_INPUT = 1,      /* asm/disasm/info: errors in the input */
     NPK_EXIT_USAGE = 2,      /* asm/disasm/info: bad command line */
     NPK_EXIT_BUDGET = 124,   /* run: instruction or cycle budget ran out */
-    NPK_EXIT_NOSTART = 125,  /* run: could not start (bad option, file, configuration) */
+    NPK_EXIT_NOSTART = 125,  /* run: could not start (bad option, file, configuration), or
+                                npukit could not write one of its outputs */
     NPK_EXIT_FAULT = 126     /* run: unhandled fault */
 };
 
@@ -52,6 +53,16 @@ int npk_usage_error(const char *prog, const char *fmt, ...)
 int npk_read_file(const char *path, uint8_t **data, size_t *size);
 /* `src` with its extension replaced by `ext` (malloc'd; NULL when out of memory). */
 char *npk_default_output(const char *src, const char *ext);
+
+/* Refuse to write `output` when it is the input file `input`: the same name, or the same
+ * file under another name (./x, a link; compared by device and inode). `given` says whether
+ * the name came from -o (else it is the default derived from the input). "-" (standard
+ * input/output) never clashes. Returns 0, or NPK_EXIT_USAGE after saying why. */
+int npk_check_output(const char *prog, const char *input, const char *output, int given,
+                     const char *option);
+/* Finish an output: flush it, check its error indicator and close it (standard output
+ * too, at the end of main). Returns 0, or -1 after "npukit: NAME: write error: REASON". */
+int npk_close_output(FILE *f, const char *name);
 
 /* Choose a target when -t was not given: an ELF's machine, or a `.target NAME` line in an
  * assembly source. Returns NULL when it cannot tell. */

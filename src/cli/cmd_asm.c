@@ -25,8 +25,12 @@ static void help(void)
            "\n"
            "Errors are reported as FILE:LINE:COL: error: MESSAGE with the line and a caret.\n"
            "\n"
-           "exit status: 0 success, 1 assembly errors or unreadable input, 2 usage error\n"
-           "(including an unknown target or a bad configuration)\n");
+           "A NUL byte in SOURCE is an error. The output must not be SOURCE itself: when the\n"
+           "default output name would overwrite it (e.g. SOURCE is prog.bin), give -o.\n"
+           "\n"
+           "exit status: 0 success, 1 assembly errors, unreadable input or an output that\n"
+           "cannot be written, 2 usage error (including an unknown target, a bad configuration\n"
+           "or an output that would overwrite SOURCE)\n");
 }
 
 enum { O_TARGET = 1, O_CONFIG, O_OUTPUT, O_FORMAT, O_HELP };
@@ -109,16 +113,22 @@ int npk_cmd_asm(int argc, char **argv)
                                      "line (choose the word format with --config, see "
                                      "'npukit info -t %s')", target, target);
     }
+    int given = output != NULL;
     if (!output) {
         if (strcmp(src, "-") == 0)
             output = "-";
         else
             output = def = npk_default_output(src, hex || wb == 0 ? ".hex" : ".bin");
     }
-    FILE *f = !output ? NULL : strcmp(output, "-") == 0 ? stdout : fopen(output, hex ? "w" : "wb");
-    int rc = NPK_EXIT_OK;
-    if (!f) {
-        fprintf(stderr, "%s: %s: cannot write\n", prog, output ? output : "(output)");
+    int rc = npk_check_output(prog, src, output, given, "-o");
+    FILE *f = rc || !output             ? NULL
+              : strcmp(output, "-") == 0 ? stdout
+                                         : fopen(output, hex ? "w" : "wb");
+    if (rc) {
+        /* refused: the input stays as it was */
+    } else if (!f) {
+        fprintf(stderr, "%s: %s: cannot write: %s\n", prog, output ? output : "(output)",
+                output ? strerror(errno) : "out of memory");
         rc = NPK_EXIT_INPUT;
     } else {
         if (hex) {
@@ -131,10 +141,9 @@ int npk_cmd_asm(int argc, char **argv)
         } else {
             fwrite(image, 1, n, f);
         }
-        if (ferror(f) || (f != stdout && fclose(f) != 0)) {
-            fprintf(stderr, "%s: %s: write error\n", prog, output);
+        /* standard output is checked when main closes it */
+        if (f != stdout && npk_close_output(f, output) != 0)
             rc = NPK_EXIT_INPUT;
-        }
     }
     free(def);
     npk_free(image);

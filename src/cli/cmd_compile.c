@@ -1,6 +1,7 @@
 /* `npukit compile`: the tinytpu schedule compiler (src/targets/tinytpu/compile.c, spec Part E):
  * an MLP description in, a cycle-exact control stream out, plus the memory map, the cycle count
  * and the machine settings to run it with; --check runs it on the simulator (rule 11). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +32,9 @@ static void help(void)
            "  -h, --help                  this help\n"
            "\n"
            "exit status: 0 success, 1 errors in the description, a network that does not fit\n"
-           "(widths, UB size, word format) or a failed check, 2 usage error\n");
+           "(widths, UB size, word format), a failed check or an output that cannot be\n"
+           "written, 2 usage error (including an output or --map that would overwrite\n"
+           "NET_FILE: with the asm format the default output of net.tt is net.tt itself)\n");
 }
 
 enum { O_TARGET = 1, O_OUTPUT, O_FORMAT, O_MAP, O_CHECK, O_HELP };
@@ -98,6 +101,7 @@ int npk_cmd_compile(int argc, char **argv)
         fprintf(stderr, "%s: %s: error: %s\n", prog, name, err);
         goto out;
     }
+    int given = output != NULL;
     if (!output) {
         if (strcmp(src, "-") == 0)
             output = "-";
@@ -110,12 +114,21 @@ int npk_cmd_compile(int argc, char **argv)
         fprintf(stderr, "%s: out of memory\n", prog);
         goto out;
     }
+    /* compiling net.tt to the asm format would replace net.tt by default */
+    if ((rc = npk_check_output(prog, src, output, given, "-o")) != 0 ||
+        (map && (rc = npk_check_output(prog, src, map, 1, "--map")) != 0))
+        goto out;
+    if (map && strcmp(map, output) == 0 && strcmp(output, "-") != 0) {
+        rc = npk_usage_error(prog, "--map %s is also the output file", map);
+        goto out;
+    }
+    rc = NPK_EXIT_INPUT;
     if (strcmp(output, "-") == 0)
         f = stdout, info = stderr;
     else
         f = fopen(output, "w");
     if (!f) {
-        fprintf(stderr, "%s: %s: cannot write\n", prog, output);
+        fprintf(stderr, "%s: %s: cannot write: %s\n", prog, output, strerror(errno));
         goto out;
     }
     fprintf(f, "%s compiled from %s: %zu cycles, lanes=%u ub_words=%u lr=0x%04X; cycle 1 is a "
@@ -125,9 +138,9 @@ int npk_cmd_compile(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", prog, err);
         goto out;
     }
-    if (ferror(f) || (f != stdout && fclose(f) != 0)) {
+    /* standard output is checked when main closes it */
+    if (f != stdout && npk_close_output(f, output) != 0) {
         f = NULL;
-        fprintf(stderr, "%s: %s: write error\n", prog, output);
         goto out;
     }
     f = NULL;
@@ -144,14 +157,12 @@ int npk_cmd_compile(int argc, char **argv)
     if (map) {
         FILE *mf = fopen(map, "w");
         if (!mf) {
-            fprintf(stderr, "%s: %s: cannot write\n", prog, map);
+            fprintf(stderr, "%s: %s: cannot write: %s\n", prog, map, strerror(errno));
             goto out;
         }
         tt_compiled_print_map(&net, &c, mf);
-        if (fclose(mf) != 0) {
-            fprintf(stderr, "%s: %s: write error\n", prog, map);
+        if (npk_close_output(mf, map) != 0)
             goto out;
-        }
     } else {
         tt_compiled_print_map(&net, &c, info);
     }

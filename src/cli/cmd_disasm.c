@@ -1,4 +1,5 @@
 /* `npukit disasm`: print a program image as assembly, one instruction per line. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +27,8 @@ static void help(void)
            "not legal instructions print as '.word 0x...' with the reason in a comment.\n"
            "An image whose size is not a whole number of words is an error.\n"
            "\n"
-           "exit status: 0 success, 1 unreadable or malformed image, 2 usage error\n");
+           "exit status: 0 success, 1 unreadable or malformed image or an output that cannot\n"
+           "be written, 2 usage error (including -o naming IMAGE itself)\n");
 }
 
 enum { O_TARGET = 1, O_CONFIG, O_BASE, O_SOURCE, O_OUTPUT, O_HELP };
@@ -84,17 +86,23 @@ int npk_cmd_disasm(int argc, char **argv)
         return NPK_EXIT_USAGE;
     }
     size_t wb = npk_insn_bytes(m);
-    int rc = NPK_EXIT_OK;
+    int rc = npk_check_output(prog, path, output, 1, "-o");
+    if (rc) {
+        free(data);
+        npk_destroy(m);
+        return rc;
+    }
     if (wb == 0) { /* a text-stream target: the whole file at once */
         FILE *tf = !output || strcmp(output, "-") == 0 ? stdout : fopen(output, "w");
         if (!tf) {
-            fprintf(stderr, "%s: %s: cannot write\n", prog, output);
+            fprintf(stderr, "%s: %s: cannot write: %s\n", prog, output, strerror(errno));
             rc = NPK_EXIT_INPUT;
         } else if (npk_disasm_text(m, data, size, path, tf) != NPK_OK) {
             fprintf(stderr, "%s: %s\n", prog, npk_error(m));
             rc = NPK_EXIT_INPUT;
         }
-        if (tf && tf != stdout && fclose(tf) != 0)
+        /* standard output is checked when main closes it */
+        if (tf && tf != stdout && npk_close_output(tf, output) != 0)
             rc = NPK_EXIT_INPUT;
         free(data);
         npk_destroy(m);
@@ -124,7 +132,7 @@ int npk_cmd_disasm(int argc, char **argv)
     if (rc == NPK_EXIT_OK && output && strcmp(output, "-") != 0) {
         f = fopen(output, "w");
         if (!f) {
-            fprintf(stderr, "%s: %s: cannot write\n", prog, output);
+            fprintf(stderr, "%s: %s: cannot write: %s\n", prog, output, strerror(errno));
             rc = NPK_EXIT_INPUT;
         }
     }
@@ -163,10 +171,8 @@ int npk_cmd_disasm(int argc, char **argv)
             fprintf(f, "\n");
         }
     }
-    if (f != stdout && f && fclose(f) != 0 && rc == NPK_EXIT_OK) {
-        fprintf(stderr, "%s: %s: write error\n", prog, output);
+    if (f != stdout && f && npk_close_output(f, output) != 0)
         rc = NPK_EXIT_INPUT;
-    }
     free(data);
     npk_destroy(m);
     return rc;

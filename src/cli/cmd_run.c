@@ -48,11 +48,16 @@ static void help(void)
            "Messages from npukit itself start with 'npukit:'. On a terminal, runs longer\n"
            "than 2 s show their progress on standard error.\n"
            "\n"
+           "Every --load and --dump is checked before the run (syntax, memory name, range).\n"
+           "\n"
            "exit status:\n"
            "  the program's own exit status when it ends normally (0 for targets without\n"
            "  an exit call); 124 instruction or cycle budget exhausted; 125 the run could\n"
-           "  not start (bad option, unreadable or invalid file, bad configuration);\n"
-           "  126 the program stopped on an unhandled fault\n");
+           "  not start (bad option, bad --load/--dump, unreadable or invalid file, bad\n"
+           "  configuration, an output file that would replace PROGRAM) or npukit could not\n"
+           "  write an output (trace, statistics, timeline, dumps, standard output: this\n"
+           "  takes precedence over the program's status); 126 the program stopped on an\n"
+           "  unhandled fault\n");
 }
 
 enum {
@@ -204,6 +209,63 @@ static int parse(int argc, char **argv, run_opts *o)
     return 0;
 }
 
+/* A parsed --dump. */
+typedef struct dump_req {
+    char space[64];
+    uint64_t addr, len;
+} dump_req;
+
+/* Is [addr, addr+len) inside the machine's memory `space`? Says why not, naming the option.
+ * With exists_only, only whether there is such a memory. */
+static int check_range(npk_machine *m, const char *opt, const char *arg, const char *space,
+                       uint64_t addr, uint64_t len, int exists_only)
+{
+    const npk_space_info *s = NULL;
+    char names[256] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < npk_space_count(m); i++) {
+        const npk_space_info *si = npk_space(m, i);
+        if (strcmp(si->name, space) == 0)
+            s = si;
+        if (used < sizeof names)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                                     si->name);
+    }
+    if (!s) {
+        fprintf(stderr, "npukit: %s %s: %s has no memory '%s' (it has: %s)\n", opt, arg,
+                npk_target_of(m), space, names);
+        return -1;
+    }
+    /* compared without forming addr + len, which may wrap around 2^64 */
+    if (!exists_only && (addr > s->size || len > s->size - addr)) {
+        fprintf(stderr, "npukit: %s %s: 0x%llx + %llu bytes is outside %s (%llu bytes)\n", opt,
+                arg, (unsigned long long)addr, (unsigned long long)len, space,
+                (unsigned long long)s->size);
+        return -1;
+    }
+    return 0;
+}
+
+/* Every --dump is checked before the run, so a typo cannot cost a long run's result. */
+static int parse_dumps(npk_machine *m, const run_opts *o, dump_req *d)
+{
+    for (int i = 0; i < o->n_dump; i++) {
+        const char *rest;
+        if (split3(o->dump[i], d[i].space, sizeof d[i].space, &d[i].addr, &rest) != 0 ||
+            npk_parse_u64(rest, &d[i].len) != 0) {
+            fprintf(stderr, "npukit: --dump %s: expected SPACE:ADDR:LEN\n", o->dump[i]);
+            return -1;
+        }
+        if (d[i].len == 0) {
+            fprintf(stderr, "npukit: --dump %s: LEN is 0, nothing to dump\n", o->dump[i]);
+            return -1;
+        }
+        if (check_range(m, "--dump", o->dump[i], d[i].space, d[i].addr, d[i].len, 0) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int do_loads(npk_machine *m, const run_opts *o)
 {
     for (int i = 0; i < o->n_load; i++) {
@@ -214,10 +276,16 @@ static int do_loads(npk_machine *m, const run_opts *o)
             fprintf(stderr, "npukit: --load %s: expected SPACE:ADDR:FILE\n", o->load[i]);
             return -1;
         }
+        if (check_range(m, "--load", o->load[i], space, addr, 0, 1) != 0)
+            return -1;
         uint8_t *data;
         size_t n;
         if (npk_read_file(file, &data, &n) != 0)
             return -1;
+        if (check_range(m, "--load", o->load[i], space, addr, n, 0) != 0) {
+            free(data);
+            return -1;
+        }
         npk_status st = npk_mem_write(m, space, addr, data, n);
         free(data);
         if (st != NPK_OK) {
@@ -254,30 +322,39 @@ static int do_writes(npk_machine *m, const run_opts *o)
     return 0;
 }
 
-static void do_dumps(npk_machine *m, const run_opts *o)
+/* The dumps, already checked by parse_dumps (addr + len does not wrap). */
+static int do_dumps(npk_machine *m, const run_opts *o, const dump_req *d)
 {
     for (int i = 0; i < o->n_dump; i++) {
-        char space[64];
-        uint64_t addr, len;
-        const char *rest;
-        if (split3(o->dump[i], space, sizeof space, &addr, &rest) != 0 ||
-            npk_parse_u64(rest, &len) != 0) {
-            fprintf(stderr, "npukit: --dump %s: expected SPACE:ADDR:LEN\n", o->dump[i]);
-            continue;
-        }
-        for (uint64_t a = addr; a < addr + len; a += 16) {
+        uint64_t end = d[i].addr + d[i].len;
+        for (uint64_t a = d[i].addr; a < end; a += 16) {
             uint8_t b[16];
-            size_t n = (size_t)(addr + len - a < 16 ? addr + len - a : 16);
-            if (npk_mem_read(m, space, a, b, n) != NPK_OK) {
+            size_t n = (size_t)(end - a < 16 ? end - a : 16);
+            if (npk_mem_read(m, d[i].space, a, b, n) != NPK_OK) {
                 fprintf(stderr, "npukit: --dump %s: %s\n", o->dump[i], npk_error(m));
-                break;
+                return -1;
             }
-            printf("%s:%08llx:", space, (unsigned long long)a);
+            printf("%s:%08llx:", d[i].space, (unsigned long long)a);
             for (size_t k = 0; k < n; k++)
                 printf(" %02x", b[k]);
             printf("\n");
         }
     }
+    return 0;
+}
+
+/* Finish a stream the library wrote (statistics, trace): its status first, since the
+ * library saw the failed write and its errno, then the close. Returns 1 on a failure. */
+static int finish_sink(npk_machine *m, npk_status st, FILE *f, const char *path)
+{
+    const char *name = f == stderr ? "standard error" : path;
+    if (st != NPK_OK) {
+        fprintf(stderr, "npukit: %s: %s\n", name, npk_error(m));
+        if (f != stderr)
+            fclose(f);
+        return 1;
+    }
+    return f != stderr && npk_close_output(f, name) != 0;
 }
 
 static void print_regs(npk_machine *m)
@@ -360,12 +437,19 @@ int npk_cmd_run(int argc, char **argv)
 
     int rc = NPK_EXIT_NOSTART;
     FILE *trace = NULL, *stats_f = NULL;
+    dump_req dumps[MAX_LIST];
+    /* the files npukit writes must not replace the program it runs */
+    const char *outs[3][2] = {{"--trace", o.trace}, {"--stats-output", o.stats_out},
+                              {"--timeline", o.timeline}};
+    for (int i = 0; i < 3; i++)
+        if (npk_check_output("npukit run", o.program, outs[i][1], 1, outs[i][0]) != 0)
+            goto out;
     if (npk_load_file(m, o.program, stderr) != NPK_OK) {
         if (npk_error(m)[0])
             fprintf(stderr, "npukit: %s\n", npk_error(m));
         goto out;
     }
-    if (do_loads(m, &o) != 0 || do_writes(m, &o) != 0)
+    if (parse_dumps(m, &o, dumps) != 0 || do_loads(m, &o) != 0 || do_writes(m, &o) != 0)
         goto out;
     if (o.trace_on) {
         trace = o.trace ? fopen(o.trace, "w") : stderr;
@@ -417,15 +501,24 @@ int npk_cmd_run(int argc, char **argv)
     }
     if (o.regs)
         print_regs(m);
-    do_dumps(m, &o);
-    if (o.timeline && npk_timeline_close(m) != NPK_OK)
+    /* from here on a failed output is status 125: the results are incomplete (standard
+     * output, with the registers and dumps, is checked when main closes it) */
+    int werr = do_dumps(m, &o, dumps) != 0;
+    if (o.timeline && npk_timeline_close(m) != NPK_OK) {
         fprintf(stderr, "npukit: %s\n", npk_error(m));
-    if (stats_f) {
-        if (o.stats == 2)
-            npk_stats_json(m, stats_f);
-        else
-            npk_stats_print(m, stats_f);
+        werr = 1;
     }
+    if (stats_f) {
+        npk_status st = o.stats == 2 ? npk_stats_json(m, stats_f) : npk_stats_print(m, stats_f);
+        werr |= finish_sink(m, st, stats_f, o.stats_out);
+        stats_f = NULL;
+    }
+    if (trace) {
+        werr |= finish_sink(m, npk_trace_text(m, NULL), trace, o.trace);
+        trace = NULL;
+    }
+    if (werr)
+        rc = NPK_EXIT_NOSTART;
 out:
     if (trace && trace != stderr)
         fclose(trace);

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 
@@ -199,4 +200,47 @@ char *npk_default_output(const char *src, const char *ext)
         strcpy(out + n, ext);
     }
     return out;
+}
+
+int npk_check_output(const char *prog, const char *input, const char *output, int given,
+                     const char *option)
+{
+    if (!input || !output || strcmp(input, "-") == 0 || strcmp(output, "-") == 0)
+        return 0;
+    struct stat si, so;
+    int same = strcmp(input, output) == 0 ||
+               (stat(input, &si) == 0 && stat(output, &so) == 0 && si.st_dev == so.st_dev &&
+                si.st_ino == so.st_ino);
+    if (!same)
+        return 0;
+    if (given)
+        fprintf(stderr, "%s: %s %s would overwrite the input %s; give another output file\n",
+                prog, option, output, input);
+    else
+        fprintf(stderr, "%s: the default output %s would overwrite the input %s; give %s "
+                        "FILE\n", prog, output, input, option);
+    return NPK_EXIT_USAGE;
+}
+
+int npk_close_output(FILE *f, const char *name)
+{
+    /* ferror catches a failed write in the middle of the output (errno may be gone by
+     * then: EIO stands in), fflush the buffered tail, fclose a deferred error */
+    int bad = ferror(f) != 0, e = 0;
+    errno = 0;
+    if (fflush(f) != 0) {
+        bad = 1;
+        e = errno;
+    }
+    if (f != stderr) {
+        errno = 0;
+        if (fclose(f) != 0) {
+            bad = 1;
+            e = e ? e : errno;
+        }
+    }
+    if (!bad)
+        return 0;
+    fprintf(stderr, "npukit: %s: write error: %s\n", name, strerror(e ? e : EIO));
+    return -1;
 }

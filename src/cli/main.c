@@ -51,11 +51,26 @@ static void usage(FILE *f)
             "  asm, disasm, info, demo, compile: 0 success, 1 errors in the input, 2 usage error\n"
             "  run: the program's own exit status when it ends normally (0 for targets\n"
             "       without an exit call), 124 instruction or cycle budget exhausted,\n"
-            "       125 the run could not start, 126 the program stopped on an unhandled fault\n",
+            "       125 the run could not start or npukit could not write an output,\n"
+            "       126 the program stopped on an unhandled fault\n"
+            "  an output that cannot be written (a full disk, standard output closed) is an\n"
+            "  error: 'npukit: FILE: write error: REASON', status 1 (125 for run)\n",
             list);
 }
 
+static int dispatch(int argc, char **argv);
+
+/* Everything written to standard output is checked once here, when it is flushed and
+ * closed: a full disk or a closed pipe must not look like success. */
 int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    if (npk_close_output(stdout, "standard output") != 0)
+        rc = argc >= 2 && strcmp(argv[1], "run") == 0 ? NPK_EXIT_NOSTART : NPK_EXIT_INPUT;
+    return rc;
+}
+
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);

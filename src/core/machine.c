@@ -648,9 +648,12 @@ npk_status npk_disasm(npk_machine *m, const void *bytes, uint64_t pc, char *out,
 
 npk_status npk_trace_text(npk_machine *m, FILE *f)
 {
+    /* the retire path does not check each line; a failed write shows when the sink is
+     * replaced or turned off */
+    FILE *old = m->obs.trace;
     m->obs.trace = f;
     npk_obs_update_active(&m->obs);
-    return NPK_OK;
+    return old ? npk_obs_flush(m, old, "trace") : NPK_OK;
 }
 
 npk_status npk_stats_enable(npk_machine *m, int on)
@@ -667,7 +670,7 @@ npk_status npk_timeline_open(npk_machine *m, const char *path)
     FILE *f = fopen(path, "w");
     if (!f)
         return npk_fail(m, NPK_ERR_IO, "%s: cannot write timeline: %s", path, strerror(errno));
-    m->obs.timeline = npk_timeline_create(f, m->target->units, m->target->n_units,
+    m->obs.timeline = npk_timeline_create(f, path, m->target->units, m->target->n_units,
                                           m->target->name);
     if (!m->obs.timeline) {
         fclose(f);
@@ -679,10 +682,11 @@ npk_status npk_timeline_open(npk_machine *m, const char *path)
 
 npk_status npk_timeline_close(npk_machine *m)
 {
-    int bad = npk_timeline_finish(m->obs.timeline);
+    char path[512];
+    int e = npk_timeline_finish(m->obs.timeline, path, sizeof path);
     m->obs.timeline = NULL;
     npk_obs_update_active(&m->obs);
-    return bad ? npk_fail(m, NPK_ERR_IO, "error writing the timeline file") : NPK_OK;
+    return e ? npk_fail(m, NPK_ERR_IO, "%s: write error: %s", path, strerror(e)) : NPK_OK;
 }
 
 npk_status npk_stats_get(npk_machine *m, npk_stats *s)
@@ -725,7 +729,7 @@ npk_status npk_stats_print(npk_machine *m, FILE *f)
     }
     for (size_t i = 0; i < s.n_extra; i++)
         fprintf(f, "  %-14s %llu\n", s.extra_name[i], (unsigned long long)s.extra[i]);
-    return NPK_OK;
+    return npk_obs_flush(m, f, "statistics");
 }
 
 static void json_key(FILE *f, const char *s)
@@ -771,5 +775,5 @@ npk_status npk_stats_json(npk_machine *m, FILE *f)
         fprintf(f, ":%llu", (unsigned long long)s.extra[i]);
     }
     fprintf(f, "}}\n");
-    return NPK_OK;
+    return npk_obs_flush(m, f, "statistics");
 }

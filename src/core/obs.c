@@ -2,6 +2,7 @@
  * it runs only from a target's observed loop. */
 #include "core/obs.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 struct npk_timeline {
     FILE *f;
+    char path[512];
     uint64_t events;
     int truncated;
     int io_error;
@@ -107,13 +109,14 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-npk_timeline *npk_timeline_create(FILE *f, const char *const *units, size_t n_units,
-                                  const char *target)
+npk_timeline *npk_timeline_create(FILE *f, const char *path, const char *const *units,
+                                  size_t n_units, const char *target)
 {
     npk_timeline *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
     t->f = f;
+    snprintf(t->path, sizeof t->path, "%s", path);
     /* One process (the machine), one thread (track) per unit; ts is in cycles, shown as us. */
     fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"npukit "
                NPK_VERSION_STRING "\",\"time_unit\":\"1 us = 1 cycle\"},\n\"traceEvents\":[\n");
@@ -147,17 +150,41 @@ void npk_timeline_event(npk_timeline *t, unsigned unit, const char *name, uint64
     fputc('}', t->f);
 }
 
-int npk_timeline_finish(npk_timeline *t)
+int npk_timeline_finish(npk_timeline *t, char *path, size_t n)
 {
+    if (n)
+        path[0] = '\0';
     if (!t)
         return 0;
+    snprintf(path, n, "%s", t->path);
     if (t->truncated)
         fprintf(t->f, ",\n{\"ph\":\"i\",\"s\":\"g\",\"pid\":1,\"tid\":0,\"ts\":0,\"name\":"
                       "\"timeline truncated after %" PRIu64 " events\"}", t->events);
     fprintf(t->f, "\n]}\n");
-    int bad = ferror(t->f) != 0;
-    if (fclose(t->f) != 0)
+    /* an earlier failed write may have left no errno behind: EIO stands in */
+    int bad = ferror(t->f) != 0, e = 0;
+    errno = 0;
+    if (fflush(t->f) != 0) {
         bad = 1;
+        e = errno;
+    }
+    errno = 0;
+    if (fclose(t->f) != 0) {
+        bad = 1;
+        e = e ? e : errno;
+    }
     free(t);
-    return bad ? -1 : 0;
+    return bad ? (e ? e : EIO) : 0;
+}
+
+npk_status npk_obs_flush(npk_machine *m, FILE *f, const char *what)
+{
+    int bad = ferror(f) != 0, e = 0;
+    errno = 0;
+    if (fflush(f) != 0) {
+        bad = 1;
+        e = errno;
+    }
+    return bad ? npk_fail(m, NPK_ERR_IO, "write error (%s): %s", what, strerror(e ? e : EIO))
+               : NPK_OK;
 }

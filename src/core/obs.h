@@ -50,11 +50,17 @@ void npk_obs_free(npk_obs *o);
 void npk_obs_clear_counts(npk_obs *o, size_t n_mnemonics, size_t n_units, size_t n_extras);
 void npk_obs_update_active(npk_obs *o);
 
-npk_timeline *npk_timeline_create(FILE *f, const char *const *units, size_t n_units,
-                                  const char *target);
+/* `path` names the file in messages (copied). */
+npk_timeline *npk_timeline_create(FILE *f, const char *path, const char *const *units,
+                                  size_t n_units, const char *target);
 void npk_timeline_event(npk_timeline *t, unsigned unit, const char *name, uint64_t start,
                         uint64_t dur);
-/* Finish the JSON and close the file; returns 0 when everything was written. */
-int npk_timeline_finish(npk_timeline *t);
+/* Finish the JSON and close the file; returns 0 when everything was written, else an errno
+ * value, with the file's name copied to path[0..n). */
+int npk_timeline_finish(npk_timeline *t, char *path, size_t n);
+/* Flush a writer's stream and check it: NPK_OK, or NPK_ERR_IO with "write error (WHAT):
+ * REASON" on the machine; the caller, who knows the file's name, puts it in front. The
+ * stream stays open: it belongs to the caller. */
+npk_status npk_obs_flush(npk_machine *m, FILE *f, const char *what);
 
 #endif

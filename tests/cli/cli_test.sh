@@ -142,6 +142,77 @@ expect 1 "nul.inc:2:7: error: NUL byte in source" -- "$NPK" asm -t toy "$T/incnu
 expect 1 "li r3,?3" -- "$NPK" asm -t toy "$T/incnul.s" -o "$T/nul.bin"
 expect 125 "nul.inc:2:7: error: NUL byte in source" -- "$NPK" run -t toy "$T/incnul.s"
 
+# --- an output never replaces its input (issue 13.5) ---
+printf '.target toy\nli r1, 3\nexit r1\n' >"$T/prog.bin"
+cp "$T/prog.bin" "$T/prog.orig"
+expect 2 "the default output $T/prog.bin would overwrite the input $T/prog.bin; give -o FILE" -- "$NPK" asm "$T/prog.bin"
+cmp -s "$T/prog.bin" "$T/prog.orig" && ok || bad "asm prog.bin replaced its own source"
+expect 2 "would overwrite the input" -- "$NPK" asm "$T/prog.bin" -o "$T/prog.bin"
+(cd "$T" && "$NPK" asm ./prog.bin -o prog.bin >"$T/out" 2>&1); s=$?
+[ "$s" = 2 ] && grep -qF "would overwrite the input ./prog.bin" "$T/out" && ok || bad "asm ./prog.bin -o prog.bin exited $s"
+ln -s prog.bin "$T/link.bin"
+expect 2 "would overwrite the input" -- "$NPK" asm "$T/prog.bin" -o "$T/link.bin"
+cp "$T/prog.bin" "$T/hard.s"
+ln "$T/hard.s" "$T/hard.bin"
+expect 2 "the default output $T/hard.bin would overwrite the input $T/hard.s" -- "$NPK" asm "$T/hard.s"
+cmp -s "$T/hard.s" "$T/prog.orig" && ok || bad "asm replaced its own source through a hard link"
+cmp -s "$T/prog.bin" "$T/prog.orig" && ok || bad "asm replaced its own source through a link"
+expect 0 "" -- "$NPK" asm "$T/prog.bin" -o "$T/prog.img"
+cp "$T/prog.img" "$T/img.orig"
+expect 2 "would overwrite the input" -- "$NPK" disasm -t toy "$T/prog.img" -o "$T/prog.img"
+cmp -s "$T/prog.img" "$T/img.orig" && ok || bad "disasm -o replaced its own input"
+expect 125 "would overwrite the input" -- "$NPK" run --trace="$T/prog.bin" "$T/prog.bin"
+expect 125 "would overwrite the input" -- "$NPK" run --stats-output "$T/prog.bin" "$T/prog.bin"
+expect 125 "would overwrite the input" -- "$NPK" run --timeline "$T/prog.bin" "$T/prog.bin"
+cmp -s "$T/prog.bin" "$T/prog.orig" && ok || bad "run replaced its own program"
+cp "$SRC/examples/tinytpu/xor/xor.net" "$T/net.tt"
+expect 2 "the default output $T/net.tt would overwrite the input" -- "$NPK" compile -t tinytpu -f asm "$T/net.tt"
+cmp -s "$T/net.tt" "$SRC/examples/tinytpu/xor/xor.net" && ok || bad "compile replaced its own input"
+cp "$T/net.tt" "$T/net.hex"
+expect 2 "would overwrite the input" -- "$NPK" compile -t tinytpu "$T/net.hex"
+expect 2 "would overwrite the input" -- "$NPK" compile -t tinytpu "$T/net.tt" -o "$T/net.tt"
+expect 2 "would overwrite the input" -- "$NPK" compile -t tinytpu "$T/net.tt" -o "$T/x.hex" --map "$T/net.tt"
+cmp -s "$T/net.tt" "$SRC/examples/tinytpu/xor/xor.net" && ok || bad "compile replaced its own input"
+
+# --- every output is checked: a failed write is an error (issue 13.7) ---
+printf 'li r1, 3\nexit r1\n' >"$T/three.s"
+expect 1 "npukit: /dev/full: write error: No space left on device" -- "$NPK" asm -t toy "$T/three.s" -o /dev/full
+expect 1 "npukit: standard output: write error: No space left on device" -- bash -c '"$0" asm -t toy "$1" -o - >/dev/full' "$NPK" "$T/three.s"
+expect 1 "npukit: /dev/full: write error" -- "$NPK" disasm -t toy "$T/prog.img" -o /dev/full
+expect 1 "npukit: standard output: write error" -- bash -c '"$0" disasm -t toy "$1" >/dev/full' "$NPK" "$T/prog.img"
+expect 1 "npukit: standard output: write error" -- bash -c '"$0" info >/dev/full' "$NPK"
+expect 1 "npukit: standard output: write error" -- bash -c '"$0" info -t toy >/dev/full' "$NPK"
+expect 1 "npukit: standard output: write error" -- bash -c '"$0" --help >/dev/full' "$NPK"
+expect 125 "npukit: /dev/full: write error" -- "$NPK" run -t toy --trace=/dev/full "$T/three.s"
+expect 125 "npukit: /dev/full: write error" -- "$NPK" run -t toy --stats-output /dev/full "$T/three.s"
+expect 125 "npukit: /dev/full: write error" -- "$NPK" run -t toy --stats=json --stats-output /dev/full "$T/three.s"
+expect 125 "npukit: /dev/full: write error" -- "$NPK" run -t toy --timeline /dev/full "$T/three.s"
+expect 125 "npukit: standard output: write error" -- bash -c '"$0" run -t toy --dump mem:0:4 "$1" >/dev/full' "$NPK" "$T/three.s"
+expect 125 "npukit: standard output: write error" -- bash -c '"$0" run -t toy --regs "$1" >/dev/full' "$NPK" "$T/three.s"
+expect 1 "npukit: /dev/full: write error" -- "$NPK" compile -t tinytpu "$SRC/examples/tinytpu/xor/xor.net" -o /dev/full
+expect 1 "npukit: /dev/full: write error" -- "$NPK" compile -t tinytpu "$SRC/examples/tinytpu/xor/xor.net" -o "$T/x.hex" --map /dev/full
+# the working outputs still work
+expect 3 "" -- "$NPK" run -t toy --trace="$T/tr.txt" --stats-output "$T/st.txt" --timeline "$T/tl2.json" "$T/three.s"
+grep -qF "exit r1" "$T/tr.txt" && grep -qF "instructions  2" "$T/st.txt" && "$JSON" "$T/tl2.json" && ok || bad "trace, statistics or timeline file wrong"
+
+# --- --dump and --load are checked before the run (issue 13.8) ---
+printf 'li r1, 81\nputc r1\nputc r1\nputc r1\nhalt\n' >"$T/qqq.s"
+expect 0 "QQQ" -- "$NPK" run -t toy "$T/qqq.s"
+for d in mem:0xfffffffffffffff0:0x20 mem:0x10000:1 mem:0xfffc:8 mem:0:0x10001; do
+  expect 125 "npukit: --dump $d: " -- "$NPK" run -t toy:mem=64K --dump $d "$T/qqq.s"
+  grep -q "outside mem" "$T/out" && ! grep -q QQQ "$T/out" && ok || bad "--dump $d: ran the program or gave no reason"
+done
+expect 125 "npukit: --dump nosuch:0:4: toy has no memory 'nosuch' (it has: mem)" -- "$NPK" run -t toy --dump nosuch:0:4 "$T/qqq.s"
+expect 125 "npukit: --dump mem:0:zz: expected SPACE:ADDR:LEN" -- "$NPK" run -t toy --dump mem:0:zz "$T/qqq.s"
+expect 125 "npukit: --dump mem:0:0: LEN is 0" -- "$NPK" run -t toy --dump mem:0:0 "$T/qqq.s"
+expect 125 "npukit: --dump mem4: expected SPACE:ADDR:LEN" -- "$NPK" run -t toy --dump mem4 "$T/qqq.s"
+grep -q QQQ "$T/out" && bad "a bad --dump let the program run" || ok
+expect 0 "mem:0000fffc: 00 00 00 00" -- "$NPK" run -t toy:mem=64K --dump mem:0xfffc:4 "$T/qqq.s"
+expect 125 "npukit: --load nosuch:0:$T/seven.bin: toy has no memory 'nosuch'" -- "$NPK" run -t toy --load nosuch:0:"$T/seven.bin" "$T/qqq.s"
+expect 125 "npukit: --load mem:0xfffffffffffffffe:$T/seven.bin: 0xfffffffffffffffe + 4 bytes is outside mem" -- "$NPK" run -t toy --load mem:0xfffffffffffffffe:"$T/seven.bin" "$T/qqq.s"
+expect 125 "cannot open" -- "$NPK" run -t toy --load mem:0:"$T/missing.bin" "$T/qqq.s"
+grep -q QQQ "$T/out" && bad "a bad --load let the program run" || ok
+
 # --- rvnpu firmware (when the firmware toolchain built it) ---
 FW=$(dirname "$NPK")/firmware
 if [ -f "$FW/hello.elf" ]; then
