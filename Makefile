@@ -3,6 +3,9 @@
 #   make test             build and test (gcc), then again with ASan+UBSan (clang)
 #   make test-exhaustive  the long sweeps (all 2^32 inputs), tens of minutes
 #   make bench            build and run the benchmarks
+#   make fuzz             build the libFuzzer harnesses (clang) and run each for FUZZ_TIME
+#                         seconds (or FUZZ_RUNS executions); FUZZ_HARNESS=name for one,
+#                         FUZZ_JOBS=n parallel jobs; see tests/fuzz/README.md
 #   make clean
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CC ?= cc
@@ -11,8 +14,16 @@ BUILD ?= build
 SAN_BUILD ?= build-san
 CMAKE ?= cmake
 CTEST ?= ctest
+FUZZ_CC ?= clang
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SCRATCH ?= $(FUZZ_BUILD)/corpus
+FUZZ_TIME ?= 60
+FUZZ_JOBS ?= 1
+FUZZ_RUNS ?=
+FUZZ_HARNESS ?=
+FUZZ_FLAGS ?=
 
-.PHONY: all build build-san demo test test-normal test-san test-exhaustive bench clean
+.PHONY: all build build-san build-fuzz demo test test-normal test-san test-exhaustive bench fuzz clean
 
 all: build
 
@@ -49,5 +60,14 @@ bench: build
 	$(BUILD)/bench/pccx/bench_pccx
 	$(BUILD)/bench/pccx/pccx_gemma --split
 
+build-fuzz:
+	$(CMAKE) -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=$(FUZZ_CC) -DNPK_FUZZ=ON
+	$(CMAKE) --build $(FUZZ_BUILD) -j $(JOBS)
+
+fuzz: build-fuzz
+	FUZZ_TIME='$(FUZZ_TIME)' FUZZ_JOBS='$(FUZZ_JOBS)' FUZZ_RUNS='$(FUZZ_RUNS)' \
+	  FUZZ_HARNESS='$(FUZZ_HARNESS)' FUZZ_FLAGS='$(FUZZ_FLAGS)' \
+	  tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SCRATCH)
+
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD)
