@@ -164,7 +164,7 @@ npk_status npk_write_symbol(npk_machine *m, const char *name, const void *data, 
  * npk_disasm_text turns such a file back into assembly. */
 size_t npk_insn_bytes(const npk_machine *m);
 /* Disassemble a whole program file of a text-stream target (npk_insn_bytes() == 0) to out;
- * `name` is used in diagnostics. */
+ * diagnostics (`name`:line:col) go to the machine's error stream (npk_set_output). */
 npk_status npk_disasm_text(npk_machine *m, const void *bytes, size_t n, const char *name,
                            FILE *out);
 /* Disassemble the word at `bytes` (npk_insn_bytes long) fetched from `pc` into `out`. */

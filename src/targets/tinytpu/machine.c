@@ -397,7 +397,7 @@ static npk_status tt_disasm_text(npk_machine *m, void *state, const uint8_t *byt
         return npk_fail(m, NPK_ERR_NOMEM, "tinytpu: out of memory");
     tt_program p;
     tt_program_init(&p, s->N);
-    int errors = tt_assemble(text, name, s->format, s->N, s->lr0, &p, stderr);
+    int errors = tt_assemble(text, name, s->format, s->N, s->lr0, &p, npk_guest_err(m));
     free(text);
     char err[512] = "";
     int rc = errors ? -1 : tt_write_program(&p, TT_FMT_ASM, out, err, sizeof err);

@@ -1,11 +1,13 @@
 /* tinytpu packed words (spec B3-B5) and hex word files (B7.1): words computed by hand from the
  * bit tables, every field at its largest value and one above in every format, the wfull layout
  * for N = 2 (= w130) and N = 3, the read-issue rule (A7.8), and hex-file diagnostics. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <stdlib.h>
 #include <string.h>
 
 #include "asm/asm.h"
 #include "helpers.h"
+#include "npukit/npukit.h"
 #include "test.h"
 
 /* The hex text of cycle c (host writes hw) in format f for N lanes, upper case, or the error. */
@@ -309,6 +311,30 @@ static void hex_files(void)
     free(diag);
 }
 
+/* npk_disasm_text's diagnostics go to the machine's error stream (npk_set_output), like every
+ * other library output, never straight to the process's stderr (a fuzzing finding). */
+static void disasm_text_diag(void)
+{
+    npk_machine *m = NULL;
+    char err[256];
+    NPK_CHECK(npk_create(&m, "tinytpu:format=w88", NULL, err, sizeof err) == NPK_OK);
+    if (!m)
+        return;
+    char *buf = NULL, *obuf = NULL;
+    size_t len = 0, olen = 0;
+    FILE *ef = open_memstream(&buf, &len), *of = open_memstream(&obuf, &olen);
+    npk_set_output(m, of, ef);
+    const char bad[] = "00800080C000000003014G\n";
+    NPK_CHECK(npk_disasm_text(m, bad, sizeof bad - 1, "w.hex", of) == NPK_ERR_FORMAT);
+    fclose(ef);
+    fclose(of);
+    NPK_CHECK_CONTAINS(buf, "w.hex:1:22: error: 'G' is not a hex digit");
+    NPK_CHECK_CONTAINS(npk_error(m), "w.hex: 1 error");
+    free(buf);
+    free(obuf);
+    npk_destroy(m);
+}
+
 int main(void)
 {
     hand_words();
@@ -316,5 +342,6 @@ int main(void)
     limits();
     issue_rule();
     hex_files();
+    disasm_text_diag();
     return npk_test_done();
 }
