@@ -151,10 +151,26 @@ static void free_tensors(pccx_t *c)
     c->q_head = c->q_len = 0;
 }
 
+/* Host DDR back to all zero. It may be 4 GiB: a memset makes every page of it resident (4 GB
+ * and seconds, even for an empty program), while a fresh calloc of that size is untouched zero
+ * pages from the system, paid for only where a program writes. Without a fresh block the old
+ * one is cleared in place, so a reset never fails. */
+static void clear_host(pccx_t *c)
+{
+    uint8_t *h = calloc((size_t)c->host_bytes, 1);
+    if (!h) {
+        memset(c->host, 0, c->host_bytes);
+        return;
+    }
+    free(c->host);
+    c->host = h;
+    c->spaces[PCCX_SP_HOST].data = h;
+}
+
 void pccx_state_reset(pccx_t *c)
 {
     memset(c->l2, 0, PCCX_L2_BYTES);
-    memset(c->host, 0, c->host_bytes);
+    clear_host(c);
     memset(c->cc, 0, sizeof c->cc);
     c->emax = 0;
     c->window = 0;

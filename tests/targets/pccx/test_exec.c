@@ -5,7 +5,9 @@
  * Expected values are worked out by hand in the comments. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "npukit/npukit.h"
 #include "npukit/pccx.h"
 #include "pccx_ref.h"
 #include "test.h"
@@ -377,6 +379,74 @@ static void test_timing_through_api(void)
     pccx_deinit(c);
 }
 
+/* Reset leaves all of host DDR zero, however it was written: the host API, the memory
+ * backdoor, MEMCPY to host. Reset hands the memory a fresh zeroed block rather than clearing it
+ * page by page (4 GiB would all become resident), so every view of it must follow: the host
+ * API, the "host" memory space and MEMCPY. A loaded program's own host data comes back. */
+static void test_reset_clears_host(void)
+{
+    static const char src[] = ".target pccx\n"
+                              ".host byte=0x40\n"
+                              ".h16 0x1234, 0x5678\n"
+                              "    memset fmap, idx=1, a=1, b=8, c=1\n"
+                              "    memcpy.l2h src=0, aux=0x10, shape=1\n";
+    const uint64_t size = UINT64_C(64) << 20, ends[] = {0, 0x40, (size / 2) & ~15u, size - 16};
+    npk_machine *m = NULL;
+    char err[256];
+    NPK_CHECK(npk_create(&m, "pccx", "host_ddr_bytes=64M", err, sizeof err) == NPK_OK);
+    if (!m)
+        return;
+    pccx_t *c = pccx_of(m);
+    uint8_t ones[16], back[16], zero[16] = {0};
+    memset(ones, 0xA5, sizeof ones);
+    for (int round = 0; round < 2; round++) {
+        /* round 0 by the host API and MEMCPY, round 1 by the backdoor on the fresh block */
+        for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+            if (round == 0)
+                NPK_CHECK(pccx_host_write(c, ends[i], ones, 16) == PCCX_OK);
+            else
+                NPK_CHECK(npk_mem_write(m, "host", ends[i], ones, 16) == NPK_OK);
+            NPK_CHECK(pccx_host_read(c, ends[i], back, 16) == PCCX_OK);
+            NPK_CHECK(memcmp(back, ones, 16) == 0);
+        }
+        if (round == 0) {
+            /* one L2 word (8 elements, shape entry 1) to host byte 0x1000 + 16 x 0x10 */
+            NPK_CHECK(pccx_l2_write(c, 0x20, ones, 1) == PCCX_OK);
+            NPK_CHECK(pccx_memset(c, PCCX_BANK_FMAP, 1, 1, 8, 1) == PCCX_OK);
+            NPK_CHECK(pccx_host_window(c, 0x1000) == PCCX_OK);
+            NPK_CHECK(pccx_memcpy(c, 0, 1, 0, 0x20, 0x10, 1, 0) == PCCX_OK);
+            NPK_CHECK(npk_mem_read(m, "host", 0x1100, back, 16) == NPK_OK);
+            NPK_CHECK(memcmp(back, ones, 16) == 0);
+        }
+        NPK_CHECK(pccx_reset(c) == PCCX_OK);
+        for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+            NPK_CHECK(pccx_host_read(c, ends[i], back, 16) == PCCX_OK);
+            NPK_CHECK(memcmp(back, zero, 16) == 0);
+            NPK_CHECK(npk_mem_read(m, "host", ends[i], back, 16) == NPK_OK);
+            NPK_CHECK(memcmp(back, zero, 16) == 0);
+        }
+        NPK_CHECK(npk_mem_read(m, "host", 0x1100, back, 16) == NPK_OK);
+        NPK_CHECK(memcmp(back, zero, 16) == 0);
+    }
+    /* a program: its .host data at 0x40, and its MEMCPY of L2 word 0 to host byte 0x100 */
+    NPK_CHECK(npk_load_asm(m, src, "reset.s", NULL) == NPK_OK);
+    npk_stop stop;
+    NPK_CHECK(npk_mem_write(m, "host", size - 16, ones, 16) == NPK_OK);
+    NPK_CHECK(npk_mem_write(m, "l2", 0, ones, 16) == NPK_OK);
+    NPK_CHECK(npk_run(m, 0, &stop) == NPK_OK);
+    NPK_CHECK(npk_mem_read(m, "host", 0x100, back, 16) == NPK_OK);
+    NPK_CHECK(memcmp(back, ones, 16) == 0);
+    NPK_CHECK(npk_reset(m) == NPK_OK);
+    const uint8_t data[4] = {0x34, 0x12, 0x78, 0x56};
+    NPK_CHECK(pccx_host_read(c, 0x40, back, 16) == PCCX_OK);
+    NPK_CHECK(memcmp(back, data, 4) == 0 && memcmp(back + 4, zero, 12) == 0);
+    NPK_CHECK(npk_mem_read(m, "host", 0x100, back, 16) == NPK_OK);
+    NPK_CHECK(memcmp(back, zero, 16) == 0);
+    NPK_CHECK(npk_mem_read(m, "host", size - 16, back, 16) == NPK_OK);
+    NPK_CHECK(memcmp(back, zero, 16) == 0);
+    npk_destroy(m);
+}
+
 int main(void)
 {
     test_gemv_example();
@@ -387,5 +457,6 @@ int main(void)
     test_ext();
     test_registers_and_modes();
     test_timing_through_api();
+    test_reset_clears_host();
     return npk_test_done();
 }
