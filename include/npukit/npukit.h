@@ -163,11 +163,15 @@ npk_status npk_write_symbol(npk_machine *m, const char *name, const void *data, 
  * hex word files or a port stream). For those, npk_assemble's image is that text and
  * npk_disasm_text turns such a file back into assembly. */
 size_t npk_insn_bytes(const npk_machine *m);
+/* Width of the target's program addresses: every instruction word of a program, from its
+ * first byte to its last, lies below 2^bits (32 for toy, rvnpu and opennpu; 64 for pccx). */
+unsigned npk_addr_bits(const npk_machine *m);
 /* Disassemble a whole program file of a text-stream target (npk_insn_bytes() == 0) to out;
  * diagnostics (`name`:line:col) go to the machine's error stream (npk_set_output). */
 npk_status npk_disasm_text(npk_machine *m, const void *bytes, size_t n, const char *name,
                            FILE *out);
-/* Disassemble the word at `bytes` (npk_insn_bytes long) fetched from `pc` into `out`. */
+/* Disassemble the word at `bytes` (npk_insn_bytes long) fetched from `pc` into `out`. A word
+ * that does not lie inside the npk_addr_bits address space is NPK_ERR_RANGE. */
 npk_status npk_disasm(npk_machine *m, const void *bytes, uint64_t pc, char *out, size_t n);
 
 /* ---- observers (each costs nothing while off) ---------------------------------------------- */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/checked.h"
 #include "core/config.h"
 
 static void help(void)
@@ -17,7 +18,9 @@ static void help(void)
            "options:\n"
            "  -t, --target NAME[:CONFIG]  target (required for raw images; an ELF names it)\n"
            "      --config KEY=VAL,...    target settings (see 'npukit info -t NAME')\n"
-           "      --base ADDR             address of the first word of a raw image (default 0)\n"
+           "      --base ADDR             address of the first word of a raw image (default 0);\n"
+           "                              the image must end inside the target's address\n"
+           "                              space (32-bit for toy, rvnpu and opennpu)\n"
            "  -s, --source                print only the instruction text, so the output\n"
            "                              assembles back to the same image\n"
            "  -o, --output FILE           write to FILE instead of standard output\n"
@@ -121,6 +124,18 @@ int npk_cmd_disasm(int argc, char **argv)
             n_seg = 0;
         }
     } else {
+        /* every byte of the image needs an address the target can hold: past the end the
+         * addresses shown would be ones no program can have (an empty image: --base itself) */
+        unsigned bits = npk_addr_bits(m);
+        if (!npk_range_in_bits(base, size ? size : 1, bits)) {
+            free(data);
+            npk_destroy(m);
+            return npk_usage_error(prog, "--base 0x%llx: the %zu-byte image runs past the end "
+                                   "of the target's %u-bit address space (0x0 .. 0x%llx)",
+                                   (unsigned long long)base, size, bits,
+                                   (unsigned long long)(bits < 64 ? (UINT64_C(1) << bits) - 1
+                                                                  : UINT64_MAX));
+        }
         seg[0] = (npk_elf_segment){base, data, size, size, 1};
         if (size % wb) {
             fprintf(stderr, "%s: %s: %zu bytes is not a whole number of %zu-byte words "

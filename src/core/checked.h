@@ -77,4 +77,13 @@ static inline bool npk_range_ok(uint64_t addr, uint64_t len, uint64_t size)
     return addr <= size && len <= size - addr;
 }
 
+/* Does [addr, addr + len) lie inside a `bits`-bit address space, [0, 2^bits)? bits = 64 is
+ * the whole uint64_t range, whose size 2^64 npk_range_ok cannot be given. */
+static inline bool npk_range_in_bits(uint64_t addr, uint64_t len, unsigned bits)
+{
+    if (bits < 64)
+        return npk_range_ok(addr, len, UINT64_C(1) << bits);
+    return len == 0 || addr <= UINT64_MAX - (len - 1);
+}
+
 #endif

@@ -627,6 +627,11 @@ size_t npk_insn_bytes(const npk_machine *m)
     return m->target->insn_bytes;
 }
 
+unsigned npk_addr_bits(const npk_machine *m)
+{
+    return m->target->addr_bits ? m->target->addr_bits : 64;
+}
+
 npk_status npk_disasm_text(npk_machine *m, const void *bytes, size_t n, const char *name,
                            FILE *out)
 {
@@ -641,7 +646,15 @@ npk_status npk_disasm(npk_machine *m, const void *bytes, uint64_t pc, char *out,
 {
     if (!m->target->disasm)
         return npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: no disassembler", m->target->name);
-    return m->target->disasm(m, m->state, bytes, pc, out, n);
+    /* a pc the target cannot hold would be shown, and pc-relative targets computed, in an
+     * address space the program cannot have */
+    const npk_target *t = m->target;
+    unsigned bits = npk_addr_bits(m);
+    if (!npk_range_in_bits(pc, t->insn_bytes, bits))
+        return npk_fail(m, NPK_ERR_RANGE,
+                        "%s: a %u-byte word at 0x%llx runs past the end of the %u-bit address "
+                        "space", t->name, t->insn_bytes, (unsigned long long)pc, bits);
+    return t->disasm(m, m->state, bytes, pc, out, n);
 }
 
 /* ---- observers --------------------------------------------------------------------------- */

@@ -25,6 +25,8 @@ typedef struct npk_target {
     const char *config_help;      /* keys, legal values, presets */
     unsigned insn_bytes;          /* bytes per instruction word */
     uint16_t elf_machine;         /* e_machine accepted by the ELF loader; 0 = no ELF */
+    unsigned addr_bits;           /* width of program addresses (the pc): every word of a
+                                     program lies below 2^addr_bits; 1 .. 64 (0: 64) */
 
     /* Create target state from parsed configuration. Must reject unknown keys and bad values
      * with npk_fail() naming the key, the value and the legal values. */

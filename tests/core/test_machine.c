@@ -269,6 +269,43 @@ static void test_trace_timeline(void)
     npk_destroy(m);
 }
 
+/* Program addresses have the target's width: the last word that fits ends at 2^bits - 1, one
+ * byte further is a range error, never an address the program cannot have (issue 13). */
+static void test_addr_bits(void)
+{
+    static const struct {
+        const char *target;
+        unsigned bits;
+        uint64_t last_word; /* address of the last whole word below 2^bits */
+    } t[] = {{"toy", 32, 0xfffffffc},
+             {"rvnpu", 32, 0xfffffffc},
+             {"opennpu", 32, 0xfffffffc},
+             {"pccx", 64, UINT64_C(0xfffffffffffffff8)}};
+    const uint8_t word[8] = {0x13}; /* rvnpu: addi zero, zero, 0; a legal word or .word */
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        npk_machine *m = make(t[i].target);
+        NPK_CHECK(m != NULL);
+        if (!m)
+            continue;
+        char text[128];
+        NPK_CHECK_EQ_U64(npk_addr_bits(m), t[i].bits);
+        NPK_CHECK(npk_disasm(m, word, t[i].last_word, text, sizeof text) == NPK_OK);
+        NPK_CHECK(npk_disasm(m, word, t[i].last_word + 1, text, sizeof text) == NPK_ERR_RANGE);
+        NPK_CHECK_CONTAINS(npk_error(m), "runs past the end of the");
+        NPK_CHECK(npk_disasm(m, word, UINT64_MAX, text, sizeof text) == NPK_ERR_RANGE);
+        npk_destroy(m);
+    }
+    npk_machine *m = make("rvnpu");
+    if (m) {
+        char text[128];
+        NPK_CHECK(npk_disasm(m, word, UINT64_C(0x100000000), text, sizeof text) ==
+                  NPK_ERR_RANGE);
+        NPK_CHECK_EQ_STR(npk_error(m), "rvnpu: a 4-byte word at 0x100000000 runs past the end "
+                                       "of the 32-bit address space");
+        npk_destroy(m);
+    }
+}
+
 int main(void)
 {
     test_words();
@@ -277,5 +314,6 @@ int main(void)
     test_faults();
     test_decode_cache();
     test_trace_timeline();
+    test_addr_bits();
     return npk_test_done();
 }

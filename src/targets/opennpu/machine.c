@@ -308,6 +308,7 @@ const npk_target npk_target_opennpu = {
         "  mem_latency=N LD/ST latency in ticks, 1 .. 65535 (default 1)\n",
     .insn_bytes = 4,
     .elf_machine = 0,
+    .addr_bits = 32, /* §3.4: addresses are 32-bit */
     .create = onpu_create,
     .destroy = onpu_destroy,
     .reset = onpu_reset,

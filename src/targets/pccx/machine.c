@@ -795,6 +795,7 @@ const npk_target npk_target_pccx = {
         "                    timing parameters of spec §11.1 (defaults shown)\n",
     .insn_bytes = 8,
     .elf_machine = 0,
+    .addr_bits = 64, /* program words are pushed, not fetched: no narrower space */
     .create = pccx_create,
     .destroy = pccx_destroy,
     .reset = pccx_reset_hook,

@@ -407,6 +407,7 @@ const npk_target npk_target_rvnpu = {
         "                      bubble after a taken branch or jump\n",
     .insn_bytes = 4,
     .elf_machine = 243,
+    .addr_bits = 32, /* RV32 */
     .create = rvnpu_create,
     .destroy = rvnpu_destroy,
     .reset = rvnpu_reset,

@@ -460,6 +460,7 @@ const npk_target npk_target_tinytpu = {
         "                   results are identical, tests compare the two)\n",
     .insn_bytes = 0, /* programs are text: one control word per cycle */
     .elf_machine = 0,
+    .addr_bits = 64, /* a text stream: one word per cycle, counted in 64 bits */
     .create = tt_create,
     .destroy = tt_destroy,
     .reset = tt_reset,

@@ -167,6 +167,7 @@ const npk_target npk_target_toy = {
                    "(default 64K)\n",
     .insn_bytes = 4,
     .elf_machine = 0,
+    .addr_bits = 32, /* the pc is 32 bits */
     .create = toy_create,
     .destroy = toy_destroy,
     .reset = toy_reset,
