@@ -96,19 +96,80 @@ char *asm_strndup(npk_asm *a, const char *s, size_t n)
     return p;
 }
 
+/* Source text can be megabytes on one line (a 1 MB literal). A message quotes a token of it
+ * and the diagnostic echoes the line; both are cut to a readable width, so the reason after a
+ * quoted token is never lost and a bad line costs a few hundred bytes of output, not its
+ * size twice over. */
+enum {
+    DIAG_RUN_MAX = 64,   /* a longer run without blank or quote in a message is cut ... */
+    DIAG_RUN_KEEP = 32,  /* ... to its first 32 bytes and "..." */
+    DIAG_LINE_MAX = 160, /* bytes of the source line echoed at most */
+    DIAG_LEAD = 40       /* of which this many before the caret, when the line is cut */
+};
+
+static int utf8_continuation(char c)
+{
+    return ((unsigned char)c & 0xC0) == 0x80;
+}
+
+/* Cut, in place, every run of more than DIAG_RUN_MAX bytes containing no blank and no quote:
+ * prose words are never that long, quoted tokens from the source can be. */
+static void shorten_runs(char *s)
+{
+    char *out = s;
+    while (*s) {
+        size_t run = 0;
+        while (s[run] && s[run] != ' ' && s[run] != '\'')
+            run++;
+        if (run > DIAG_RUN_MAX) {
+            size_t keep = DIAG_RUN_KEEP;
+            while (keep > 0 && utf8_continuation(s[keep])) /* whole UTF-8 characters only */
+                keep--;
+            memmove(out, s, keep);
+            memcpy(out + keep, "...", 3);
+            out += keep + 3;
+        } else {
+            memmove(out, s, run);
+            out += run;
+        }
+        s += run;
+        if (*s)
+            *out++ = *s++;
+    }
+    *out = '\0';
+}
+
+static void add_source_char(npk_sbuf *b, char c)
+{
+    char ch = (c == '\t' || (unsigned char)c >= 0x20) && c != 0x7f ? c : '?';
+    npk_sbuf_add(b, &ch, 1);
+}
+
 static void report(npk_asm *a, const char *kind, const char *at, size_t len, const char *fmt,
                    va_list ap)
 {
     npk_sbuf *b = &a->diag;
     asm_frame *f = a->frame;
-    /* the message, with control characters (from malformed input) shown as '?' */
-    char msg[1024];
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    /* the whole message first (its reason may follow a long token), then shortened */
+    char small[1024], *big = NULL, *msg = small;
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n < 0)
+        small[0] = '\0';
+    else if ((size_t)n >= sizeof small && (big = malloc((size_t)n + 1)) != NULL) {
+        vsnprintf(big, (size_t)n + 1, fmt, ap2);
+        msg = big;
+    }
+    va_end(ap2);
+    shorten_runs(msg);
+    /* control characters (from malformed input) shown as '?' */
     for (char *p = msg; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
     if (!f) {
         npk_sbuf_printf(b, "%s: %s: %s\n", a->main_name, kind, msg);
+        free(big);
         return;
     }
     for (asm_frame *p = f->parent; p; p = p->parent)
@@ -117,16 +178,32 @@ static void report(npk_asm *a, const char *kind, const char *at, size_t len, con
         at = f->stmt_start;
     size_t col = (size_t)(at - f->line_start) + 1;
     npk_sbuf_printf(b, "%s:%u:%zu: %s: %s\n", a->files[f->file].path, f->line, col, kind, msg);
-    /* the line, control characters shown as '?', then the caret */
-    for (const char *p = f->line_start; p < f->line_end; p++) {
-        char ch = (*p == '\t' || (unsigned char)*p >= 0x20) && *p != 0x7f ? *p : '?';
-        npk_sbuf_add(b, &ch, 1);
+    free(big);
+    /* the line (a window of it around the caret when it is long), then the caret */
+    const char *from = f->line_start, *to = f->line_end;
+    if (to - from > DIAG_LINE_MAX) {
+        if (at - from > DIAG_LEAD)
+            from = at - DIAG_LEAD;
+        while (from > f->line_start && utf8_continuation(*from))
+            from--;
+        if (to - from > DIAG_LINE_MAX)
+            to = from + DIAG_LINE_MAX;
+        while (to < f->line_end && utf8_continuation(*to))
+            to++;
     }
+    if (from > f->line_start)
+        npk_sbuf_add(b, "...", 3);
+    for (const char *p = from; p < to; p++)
+        add_source_char(b, *p);
+    if (to < f->line_end)
+        npk_sbuf_add(b, "...", 3);
     npk_sbuf_add(b, "\n", 1);
-    for (const char *p = f->line_start; p < at; p++)
+    if (from > f->line_start)
+        npk_sbuf_add(b, "   ", 3);
+    for (const char *p = from; p < at; p++)
         npk_sbuf_add(b, *p == '\t' ? "\t" : " ", 1);
     npk_sbuf_add(b, "^", 1);
-    size_t room = (size_t)(f->line_end - at);
+    size_t room = at < to ? (size_t)(to - at) : 0;
     for (size_t i = 1; i < len && i < room; i++)
         npk_sbuf_add(b, "~", 1);
     npk_sbuf_add(b, "\n", 1);

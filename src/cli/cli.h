@@ -68,9 +68,12 @@ int npk_close_output(FILE *f, const char *name);
  * assembly source. Returns NULL when it cannot tell. */
 const char *npk_guess_target(const uint8_t *data, size_t size);
 
-/* When `data` is an ELF file no target was found for, describe it ("FILE: ELF for machine
- * 62 (x86-64); ", or "FILE: truncated ELF ..."), else leave `out` empty. */
-void npk_describe_elf(const uint8_t *data, size_t size, const char *path, char *out, size_t n);
+/* Why npk_guess_target found no target, as a prefix for the "no target" message: an ELF
+ * file ("FILE: ELF for machine 62 (x86-64), which no npukit target runs; ", or "FILE:
+ * truncated ELF ..."), or a `.target` line naming no target ("FILE:3: unknown target 'x' in
+ * '.target'; "). Otherwise `out` is left empty. */
+void npk_describe_no_target(const uint8_t *data, size_t size, const char *path, char *out,
+                            size_t n);
 
 /* Create the machine for -t/--config, printing the error on failure. */
 npk_machine *npk_cli_machine(const char *prog, const char *target, const char *config);

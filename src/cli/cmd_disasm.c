@@ -78,10 +78,11 @@ int npk_cmd_disasm(int argc, char **argv)
     if (!target)
         target = npk_guess_target(data, size);
     if (!target) {
+        char why[160], list[256];
+        npk_describe_no_target(data, size, path, why, sizeof why);
         free(data);
-        char list[256];
         npk_target_list(list, sizeof list);
-        return npk_usage_error(prog, "no target: give -t/--target (known: %s)", list);
+        return npk_usage_error(prog, "%sno target: give -t/--target (known: %s)", why, list);
     }
     npk_machine *m = npk_cli_machine(prog, target, config);
     if (!m) {

@@ -99,17 +99,19 @@ typedef struct run_opts {
 } run_opts;
 
 /* Append "key=value" to the shorthand settings. */
-static int add_setting(run_opts *o, const char *key, const char *value)
+/* A shorthand OPTION VALUE becomes the setting KEY=VALUE; messages name the option as the
+ * user wrote it (--ram-size), not the setting (ram_size). */
+static int add_setting(run_opts *o, const char *option, const char *key, const char *value)
 {
+    if (strchr(value, ',')) {
+        npk_usage_error("npukit run", "%s value '%s' must not contain a comma", option, value);
+        return -1;
+    }
     size_t used = strlen(o->settings);
     int w = snprintf(o->settings + used, sizeof o->settings - used, "%s%s=%s",
                      used ? "," : "", key, value);
     if (w < 0 || (size_t)w >= sizeof o->settings - used) {
-        npk_usage_error("npukit run", "too many target settings");
-        return -1;
-    }
-    if (strchr(value, ',')) {
-        npk_usage_error("npukit run", "--%s value '%s' must not contain a comma", key, value);
+        npk_usage_error("npukit run", "too many target settings (at %s)", option);
         return -1;
     }
     return 0;
@@ -193,11 +195,14 @@ static int parse(int argc, char **argv, run_opts *o)
             (id == O_LOAD ? o->load : id == O_DUMP ? o->dump : o->write)[(*n)++] = v;
             break;
         }
-        case O_ISA_REV: if (add_setting(o, "isa_rev", v)) return -1; break;
-        case O_RAM_SIZE: if (add_setting(o, "ram_size", v)) return -1; break;
-        case O_FS_ROOT: if (add_setting(o, "fs_root", v)) return -1; break;
-        case O_UART_IN: if (add_setting(o, "uart_in", v)) return -1; break;
-        case O_NO_SYSCALLS: if (add_setting(o, "syscalls", "off")) return -1; break;
+        case O_ISA_REV: if (add_setting(o, "--isa-rev", "isa_rev", v)) return -1; break;
+        case O_RAM_SIZE: if (add_setting(o, "--ram-size", "ram_size", v)) return -1; break;
+        case O_FS_ROOT: if (add_setting(o, "--fs-root", "fs_root", v)) return -1; break;
+        case O_UART_IN: if (add_setting(o, "--uart-in", "uart_in", v)) return -1; break;
+        case O_NO_SYSCALLS:
+            if (add_setting(o, "--no-syscalls", "syscalls", "off"))
+                return -1;
+            break;
         case O_REGS: o->regs = 1; break;
         case O_HELP: help(); return 1;
         }
@@ -419,7 +424,7 @@ int npk_cmd_run(int argc, char **argv)
     const char *target = o.target ? o.target : npk_guess_target(data, size);
     char why[160] = "";
     if (!target)
-        npk_describe_elf(data, size, o.program, why, sizeof why);
+        npk_describe_no_target(data, size, o.program, why, sizeof why);
     free(data);
     if (!target) {
         char list[256];

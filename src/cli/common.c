@@ -131,30 +131,21 @@ void npk_target_list(char *buf, size_t n)
     }
 }
 
-const char *npk_guess_target(const uint8_t *data, size_t size)
+/* The first `.target` line near the top of an assembly source: where its NAME starts (after
+ * the blanks), the end of the scanned text and the line number; NULL if there is none. */
+static const char *target_line(const uint8_t *data, size_t size, const char **end_out,
+                               unsigned *line)
 {
-    if (size >= 20 && memcmp(data, "\x7f" "ELF", 4) == 0) {
-        unsigned em = (unsigned)data[18] | (unsigned)data[19] << 8;
-        return em == 243 ? "rvnpu" : NULL;
-    }
-    /* `.target NAME` on a line of its own near the top of an assembly source */
     const char *p = (const char *)data, *end = p + (size < 4096 ? size : 4096);
-    while (p < end) {
+    *end_out = end;
+    for (*line = 1; p < end; ++*line) {
         while (p < end && (*p == ' ' || *p == '\t'))
             p++;
         if (end - p > 8 && strncmp(p, ".target", 7) == 0 && (p[7] == ' ' || p[7] == '\t')) {
             p += 8;
             while (p < end && (*p == ' ' || *p == '\t'))
                 p++;
-            for (size_t i = 0; i < npk_target_count(); i++) {
-                const char *t = npk_target_name(i);
-                size_t len = strlen(t);
-                if ((size_t)(end - p) >= len && strncmp(p, t, len) == 0 &&
-                    (p + len == end || !((p[len] >= 'a' && p[len] <= 'z') ||
-                                         (p[len] >= '0' && p[len] <= '9') || p[len] == '_')))
-                    return t;
-            }
-            return NULL;
+            return p;
         }
         while (p < end && *p != '\n')
             p++;
@@ -163,18 +154,58 @@ const char *npk_guess_target(const uint8_t *data, size_t size)
     return NULL;
 }
 
-void npk_describe_elf(const uint8_t *data, size_t size, const char *path, char *out, size_t n)
+const char *npk_guess_target(const uint8_t *data, size_t size)
+{
+    if (size >= 20 && memcmp(data, "\x7f" "ELF", 4) == 0) {
+        unsigned em = (unsigned)data[18] | (unsigned)data[19] << 8;
+        return em == 243 ? "rvnpu" : NULL;
+    }
+    /* `.target NAME` on a line of its own near the top of an assembly source */
+    const char *end;
+    unsigned line;
+    const char *p = target_line(data, size, &end, &line);
+    if (!p)
+        return NULL;
+    for (size_t i = 0; i < npk_target_count(); i++) {
+        const char *t = npk_target_name(i);
+        size_t len = strlen(t);
+        if ((size_t)(end - p) >= len && strncmp(p, t, len) == 0 &&
+            (p + len == end || !((p[len] >= 'a' && p[len] <= 'z') ||
+                                 (p[len] >= '0' && p[len] <= '9') || p[len] == '_')))
+            return t;
+    }
+    return NULL;
+}
+
+void npk_describe_no_target(const uint8_t *data, size_t size, const char *path, char *out,
+                            size_t n)
 {
     out[0] = '\0';
-    if (size < 4 || memcmp(data, "\x7f" "ELF", 4) != 0)
-        return;
-    if (size < 20) {
-        snprintf(out, n, "%s: truncated ELF (%zu bytes); ", path, size);
+    if (size >= 4 && memcmp(data, "\x7f" "ELF", 4) == 0) {
+        if (size < 20) {
+            snprintf(out, n, "%s: truncated ELF (%zu bytes); ", path, size);
+            return;
+        }
+        unsigned em = (unsigned)data[18] | (unsigned)data[19] << 8;
+        snprintf(out, n, "%s: ELF for machine %u (%s), which no npukit target runs; ", path, em,
+                 npk_elf_machine_name(em));
         return;
     }
-    unsigned em = (unsigned)data[18] | (unsigned)data[19] << 8;
-    snprintf(out, n, "%s: ELF for machine %u (%s), which no npukit target runs; ", path, em,
-             npk_elf_machine_name(em));
+    const char *end;
+    unsigned line;
+    const char *p = target_line(data, size, &end, &line);
+    if (!p)
+        return;
+    /* the name as written, up to a blank or a comment; printable ASCII only, and short,
+     * since it is quoted inside a one-line message */
+    size_t len = 0;
+    while (p + len < end && p[len] > ' ' && p[len] < 0x7f && p[len] != ';' && p[len] != '#')
+        len++;
+    if (len == 0)
+        snprintf(out, n, "%s:%u: '.target' names no target; ", path, line);
+    else
+        snprintf(out, n, "%s:%u: unknown target '%.*s%s' in '.target'; ", path, line,
+                 (int)(len > 32 ? 32 : len), p, len > 32 ? "..." : "");
 }
 
 npk_machine *npk_cli_machine(const char *prog, const char *target, const char *config)

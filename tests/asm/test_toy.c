@@ -454,6 +454,39 @@ static void test_diagnostics(void)
                      "\t        ^~~~~\n");
     npk_asm_result_free(r);
 
+    /* a 100 kB literal: the quoted token is cut to 32 bytes and "...", so the reason after it
+     * stays; the echoed line is the first 160 bytes and "..." (the caret is near the start) */
+    static char huge[100020];
+    memcpy(huge, "li r1, ", 7);
+    memset(huge + 7, '1', 100000);
+    strcpy(huge + 100007, " # x\n");
+    r = run(huge);
+    char want[1024], ones[161];
+    memset(ones, '1', sizeof ones - 1);
+    ones[160] = '\0';
+    snprintf(want, sizeof want,
+             "t.s:1:8: error: integer literal '%.32s...' is too large\n"
+             "li r1, %.153s...\n"
+             "       ^%.152s\n", ones, ones,
+             "~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~"
+             "~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~");
+    NPK_CHECK_EQ_STR(npk_asm_result_diag(r), want);
+    npk_asm_result_free(r);
+    /* far into a long line: a window from 40 bytes before the caret, "..." on both sides */
+    static char deep[2100];
+    memset(deep, ' ', 1000);
+    memcpy(deep + 1000, "frob r1", 7);
+    memset(deep + 1007, 'x', 1000);
+    strcpy(deep + 2007, "\n");
+    r = run(deep);
+    snprintf(want, sizeof want,
+             "t.s:1:1001: error: unknown mnemonic 'frob'\n"
+             "...%40sfrob r1%.113s...\n"
+             "   %40s^~~~\n", "", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+             "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "");
+    NPK_CHECK_EQ_STR(npk_asm_result_diag(r), want);
+    npk_asm_result_free(r);
+
     /* CRLF line ends and a missing final newline */
     r = run("nop\r\nli r1, 1\r\nhalt");
     NPK_CHECK_EQ_U64(npk_asm_result_errors(r), 0);
