@@ -108,8 +108,17 @@ npk_status npk_elf_segments(npk_machine *m, const void *bytes, size_t n, const c
                              npk_elf_segment *seg, size_t max, size_t *n_seg, uint64_t *entry);
 /* Name of an ELF e_machine value ("RISC-V", "x86-64", ..., "unknown"). */
 const char *npk_elf_machine_name(unsigned e_machine);
-/* Load a file, choosing by content: ELF magic -> ELF; a text file -> assembly; else raw.
- * A text file with a stray NUL byte is rejected (NPK_ERR_FORMAT, the place on diag). */
+/* Load bytes, choosing by content: ELF magic -> ELF; text -> assembly; else raw. A text with
+ * a stray NUL byte is rejected (NPK_ERR_FORMAT, the place on diag). `name` is used in
+ * messages. For input that can be read only once (a pipe), read it, then call this. */
+npk_status npk_load_bytes(npk_machine *m, const void *bytes, size_t n, const char *name,
+                          FILE *diag);
+/* The most npk_load_file (and every npukit command) reads from one input file: more is
+ * refused ("PATH: larger than the 1 GiB input limit"). */
+#define NPK_INPUT_MAX ((size_t)1 << 30)
+/* Read a file and npk_load_bytes it. A FIFO is waited for at most 2 s for a writer
+ * ("PATH: a FIFO with no writer (waited 2 s)"); a directory, device or socket is refused
+ * unread (NPK_ERR_IO). */
 npk_status npk_load_file(npk_machine *m, const char *path, FILE *diag);
 
 /* ---- running ---------------------------------------------------------------------------- */

@@ -350,7 +350,8 @@ typedef struct npk_asm_opts {
     FILE *listing;               /* address, bytes and source of every line, or NULL */
     unsigned max_errors;         /* show at most this many errors (0: 50); all are counted */
     unsigned max_include_depth;  /* 0: 16 */
-    /* Read a whole file (for .include and npk_asm_run_file); NULL: stdio. Return 0 and a
+    /* Read a whole file (for .include and npk_asm_run_file); NULL: npk_file_read, the reader
+     * of every npukit input (FIFOs waited for 2 s, devices refused). Return 0 and a
      * malloc'ed buffer, or -1. */
     int (*read_file)(void *ctx, const char *path, char **text, size_t *len);
     void *read_ctx;

@@ -263,11 +263,26 @@ int npk_asm_check_nul(const char *text, size_t len, const char *name, FILE *diag
     if (le > nul && le[-1] == '\r')
         le--;
     fprintf(diag, "%s:%u:%zu: error: NUL byte in source\n", name, line, (size_t)(nul - ls) + 1);
-    for (const char *p = ls; p < le; p++)
-        fputc((*p == '\t' || (unsigned char)*p >= 0x20) && *p != 0x7f ? *p : '?', diag);
-    fputc('\n', diag);
-    for (const char *p = ls; p < nul; p++)
-        fputc(*p == '\t' ? '\t' : ' ', diag);
-    fputs("^\n", diag);
+    /* Only a window of the line around the NUL: a file of zeros is one line of megabytes,
+     * and writing it all (byte by byte to unbuffered stderr) took most of a minute. */
+    enum { SIDE = 60 };
+    const char *ws = nul - ls > SIDE ? nul - SIDE : ls;
+    const char *we = le - nul > SIDE ? nul + SIDE : le;
+    char buf[2 * SIDE + 16], car[2 * SIDE + 16];
+    size_t n = 0, c = 0;
+    if (ws > ls) {
+        memcpy(buf, "...", 3), memset(car, ' ', 3);
+        n = c = 3;
+    }
+    for (const char *p = ws; p < we; p++)
+        buf[n++] = (*p == '\t' || (unsigned char)*p >= 0x20) && *p != 0x7f ? *p : '?';
+    if (we < le)
+        memcpy(buf + n, "...", 3), n += 3;
+    buf[n++] = '\n';
+    for (const char *p = ws; p < nul; p++)
+        car[c++] = *p == '\t' ? '\t' : ' ';
+    memcpy(car + c, "^\n", 2), c += 2;
+    fwrite(buf, 1, n, diag);
+    fwrite(car, 1, c, diag);
     return -1;
 }

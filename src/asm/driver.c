@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "asm/internal.h"
+#include "core/file.h"
 
 #define MAX_PASSES 8
 #define DEFAULT_LIMIT ((uint64_t)16 << 20)
-#define MAX_FILE_BYTES ((size_t)256 << 20)
 
 struct npk_asm_result {
     unsigned errors, warnings;
@@ -33,43 +33,6 @@ struct npk_asm_result {
 };
 
 /* ---- files -------------------------------------------------------------------------------- */
-
-static int read_stdio(void *ctx, const char *path, char **text, size_t *len)
-{
-    (void)ctx;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    int rc = buf ? 0 : -1;
-    while (rc == 0) {
-        if (n == cap) {
-            char *nb = cap < MAX_FILE_BYTES ? realloc(buf, cap * 2) : NULL;
-            if (!nb) {
-                rc = -1;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f))
-                rc = -1;
-            break;
-        }
-    }
-    fclose(f);
-    if (rc) {
-        free(buf);
-        return -1;
-    }
-    *text = buf;
-    *len = n;
-    return 0;
-}
 
 /* Lexical normalisation: drop "." components and fold "dir/.." pairs. */
 static char *normalise(npk_asm *a, const char *path)
@@ -159,15 +122,31 @@ long asm_load_file(npk_asm *a, const char *path, const char *at, size_t at_len)
         }
     char *text = NULL;
     size_t len = 0;
-    int (*rd)(void *, const char *, char **, size_t *) =
-        a->opts.read_file ? a->opts.read_file : read_stdio;
-    errno = 0;
-    if (rd(a->opts.read_ctx, key, &text, &len) != 0) {
-        int e = errno;
-        free(key);
-        npk_asm_error(a, at, at_len, "cannot read '%s'%s%s", path, e ? ": " : "",
-                      e ? strerror(e) : "");
-        return -1;
+    if (!a->opts.read_file) {
+        /* the reader every npukit input goes through: FIFOs, devices and size alike */
+        char err[1200];
+        uint8_t *data = NULL;
+        if (npk_file_read(key, NPK_INPUT_MAX, &data, &len, err, sizeof err) != NPK_OK) {
+            /* err is "KEY: reason" (or "KEY: cannot open: reason"); the message names the
+             * path itself and says "cannot read" already */
+            size_t kl = strlen(key);
+            const char *why = strncmp(err, key, kl) == 0 && err[kl] == ':' ? err + kl + 2 : err;
+            if (strncmp(why, "cannot open: ", 13) == 0)
+                why += 13;
+            npk_asm_error(a, at, at_len, "cannot read '%s': %s", path, why);
+            free(key);
+            return -1;
+        }
+        text = (char *)data;
+    } else {
+        errno = 0;
+        if (a->opts.read_file(a->opts.read_ctx, key, &text, &len) != 0) {
+            int e = errno;
+            free(key);
+            npk_asm_error(a, at, at_len, "cannot read '%s'%s%s", path, e ? ": " : "",
+                          e ? strerror(e) : "");
+            return -1;
+        }
     }
     char *p = asm_strndup(a, path, strlen(path));
     if (!p) {

@@ -49,7 +49,8 @@ int npk_usage_error(const char *prog, const char *fmt, ...)
 #endif
     ;
 
-/* Read a whole file (NUL-terminated). Returns 0 or prints "npukit: path: reason". */
+/* Read a whole input file (NUL-terminated) with npk_file_read, the reader the library uses
+ * too. Returns 0 or prints "npukit: path: reason". */
 int npk_read_file(const char *path, uint8_t **data, size_t *size);
 /* `src` with its extension replaced by `ext` (malloc'd; NULL when out of memory). */
 char *npk_default_output(const char *src, const char *ext);

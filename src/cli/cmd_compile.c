@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "asm/asm.h"
 #include "cli/cli.h"
 #include "targets/tinytpu/compile.h"
 
@@ -84,6 +85,11 @@ int npk_cmd_compile(int argc, char **argv)
     if (npk_read_file(src, &text, &size) != 0)
         return NPK_EXIT_INPUT;
     const char *name = strcmp(src, "-") == 0 ? "<stdin>" : src;
+    /* the parser takes a C string: a NUL byte would end the description there, silently */
+    if (npk_asm_check_nul((const char *)text, size, name, stderr) != 0) {
+        free(text);
+        return NPK_EXIT_INPUT;
+    }
     char err[1024];
     tt_net net;
     tt_compiled c;

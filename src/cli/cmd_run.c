@@ -417,6 +417,8 @@ int npk_cmd_run(int argc, char **argv)
     if (p != 0)
         return p > 0 ? NPK_EXIT_OK : NPK_EXIT_NOSTART;
 
+    /* read once: the target guess and the load share these bytes (a pipe has no second
+     * reading) */
     uint8_t *data;
     size_t size;
     if (npk_read_file(o.program, &data, &size) != 0)
@@ -425,8 +427,8 @@ int npk_cmd_run(int argc, char **argv)
     char why[160] = "";
     if (!target)
         npk_describe_no_target(data, size, o.program, why, sizeof why);
-    free(data);
     if (!target) {
+        free(data);
         char list[256];
         npk_target_list(list, sizeof list);
         fprintf(stderr, "npukit run: %sno target: give -t/--target (known: %s)\n", why, list);
@@ -437,8 +439,10 @@ int npk_cmd_run(int argc, char **argv)
     snprintf(config, sizeof config, "%s%s%s", o.config ? o.config : "",
              o.config && o.settings[0] ? "," : "", o.settings);
     npk_machine *m = npk_cli_machine("npukit run", target, config[0] ? config : NULL);
-    if (!m)
+    if (!m) {
+        free(data);
         return NPK_EXIT_NOSTART;
+    }
 
     int rc = NPK_EXIT_NOSTART;
     FILE *trace = NULL, *stats_f = NULL;
@@ -449,7 +453,12 @@ int npk_cmd_run(int argc, char **argv)
     for (int i = 0; i < 3; i++)
         if (npk_check_output("npukit run", o.program, outs[i][1], 1, outs[i][0]) != 0)
             goto out;
-    if (npk_load_file(m, o.program, stderr) != NPK_OK) {
+    npk_status loaded = npk_load_bytes(m, data, size,
+                                       strcmp(o.program, "-") == 0 ? "<stdin>" : o.program,
+                                       stderr);
+    free(data);
+    data = NULL;
+    if (loaded != NPK_OK) {
         if (npk_error(m)[0])
             fprintf(stderr, "npukit: %s\n", npk_error(m));
         goto out;
@@ -525,6 +534,7 @@ int npk_cmd_run(int argc, char **argv)
     if (werr)
         rc = NPK_EXIT_NOSTART;
 out:
+    free(data);
     if (trace && trace != stderr)
         fclose(trace);
     if (stats_f && stats_f != stderr)

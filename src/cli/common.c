@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "core/file.h"
 
 int npk_usage_error(const char *prog, const char *fmt, ...)
 {
@@ -85,37 +86,11 @@ int npk_opt_next(npk_opt_state *s, const npk_opt_def *defs, const char **value)
 
 int npk_read_file(const char *path, uint8_t **data, size_t *size)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "npukit: %s: cannot open: %s\n", path, strerror(errno));
+    char err[1200];
+    if (npk_file_read(path, NPK_INPUT_MAX, data, size, err, sizeof err) != NPK_OK) {
+        fprintf(stderr, "npukit: %s\n", err);
         return -1;
     }
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap + 1);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        uint8_t *nb = cap < ((size_t)1 << 31) ? realloc(buf, 2 * cap + 1) : NULL;
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    int bad = !buf || ferror(f);
-    if (f != stdin)
-        fclose(f);
-    if (bad) {
-        fprintf(stderr, "npukit: %s: %s\n", path, buf ? "read error" : "file too large");
-        free(buf);
-        return -1;
-    }
-    buf[n] = '\0';
-    *data = buf;
-    *size = n;
     return 0;
 }
 

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "core/machine.h"
 #include "core/checked.h"
+#include "core/file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -402,49 +403,6 @@ void npk_free(void *p)
     free(p);
 }
 
-/* Read a whole file; *data is NUL-terminated for convenience. */
-static npk_status read_file(npk_machine *m, const char *path, uint8_t **data, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return npk_fail(m, NPK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap + 1);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap)
-            break;
-        if (cap > ((size_t)1 << 31)) {
-            free(buf);
-            fclose(f);
-            return npk_fail(m, NPK_ERR_FORMAT, "%s: file larger than 2 GiB", path);
-        }
-        uint8_t *nb = realloc(buf, 2 * cap + 1);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    if (!buf) {
-        fclose(f);
-        return npk_fail(m, NPK_ERR_NOMEM, "%s: out of memory reading the file", path);
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return npk_fail(m, NPK_ERR_IO, "%s: read error", path);
-    }
-    buf[n] = '\0';
-    *data = buf;
-    *size = n;
-    return NPK_OK;
-}
-
 /* Text = mostly printable; assembly sources are text, images are not. A file that is
  * printable apart from a few NUL bytes is a source with a stray NUL (an image has other
  * control bytes too): it is treated as text so that the NUL is reported, not run as code. */
@@ -462,30 +420,56 @@ static int looks_like_text(const uint8_t *p, size_t n)
     return nul ? odd == 0 && nul * 8 <= n : odd * 20 < n;
 }
 
+/* npk_load_bytes; `terminated`: bytes[n] is a NUL the text can end at without a copy */
+static npk_status load_bytes(npk_machine *m, const uint8_t *data, size_t n, const char *name,
+                             FILE *diag, int terminated)
+{
+    npk_status st;
+    m->error[0] = '\0';
+    name = name ? name : "<input>";
+    if (n >= 4 && memcmp(data, "\x7f" "ELF", 4) == 0)
+        return npk_load_elf(m, data, n, name);
+    if (looks_like_text(data, n)) {
+        /* npk_load_asm takes a C string, which would end at a NUL byte */
+        if (npk_asm_check_nul((const char *)data, n, name, diag) != 0)
+            return npk_fail(m, NPK_ERR_FORMAT, "%s: NUL byte in assembly source", name);
+        if (terminated)
+            return npk_load_asm(m, (const char *)data, name, diag);
+        char *text = malloc(n + 1);
+        if (!text)
+            return npk_fail(m, NPK_ERR_NOMEM, "%s: out of memory", name);
+        if (n)
+            memcpy(text, data, n); /* data may be NULL when n is 0 */
+        text[n] = '\0';
+        st = npk_load_asm(m, text, name, diag);
+        free(text);
+        return st;
+    }
+    st = npk_load_raw(m, data, n, 0);
+    if (st != NPK_OK && strncmp(m->error, name, strlen(name)) != 0) {
+        char msg[sizeof m->error];
+        snprintf(msg, sizeof msg, "%s", m->error);
+        npk_fail(m, st, "%.200s: %.800s", name, msg);
+    }
+    return st;
+}
+
+npk_status npk_load_bytes(npk_machine *m, const void *bytes, size_t n, const char *name,
+                          FILE *diag)
+{
+    return load_bytes(m, bytes, n, name, diag, 0);
+}
+
 npk_status npk_load_file(npk_machine *m, const char *path, FILE *diag)
 {
     uint8_t *data = NULL;
     size_t n = 0;
+    char err[sizeof m->error];
     m->error[0] = '\0';
-    npk_status st = read_file(m, path, &data, &n);
+    npk_status st = npk_file_read(path, NPK_INPUT_MAX, &data, &n, err, sizeof err);
     if (st != NPK_OK)
-        return st;
-    if (n >= 4 && memcmp(data, "\x7f" "ELF", 4) == 0)
-        st = npk_load_elf(m, data, n, path);
-    else if (looks_like_text(data, n)) {
-        /* npk_load_asm takes a C string, which would end at a NUL byte */
-        if (npk_asm_check_nul((const char *)data, n, path, diag) != 0)
-            st = npk_fail(m, NPK_ERR_FORMAT, "%s: NUL byte in assembly source", path);
-        else
-            st = npk_load_asm(m, (const char *)data, path, diag);
-    } else {
-        st = npk_load_raw(m, data, n, 0);
-        if (st != NPK_OK && strncmp(m->error, path, strlen(path)) != 0) {
-            char msg[sizeof m->error];
-            snprintf(msg, sizeof msg, "%s", m->error);
-            npk_fail(m, st, "%.200s: %.800s", path, msg);
-        }
-    }
+        return npk_fail(m, st, "%s", err);
+    st = load_bytes(m, data, n, path, diag, 1);
     free(data);
     return st;
 }

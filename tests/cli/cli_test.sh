@@ -213,6 +213,54 @@ expect 125 "npukit: --load mem:0xfffffffffffffffe:$T/seven.bin: 0xffffffffffffff
 expect 125 "cannot open" -- "$NPK" run -t toy --load mem:0:"$T/missing.bin" "$T/qqq.s"
 grep -q QQQ "$T/out" && bad "a bad --load let the program run" || ok
 
+# --- input files: pipes, FIFOs, devices, one reader for all (issue 13) ---
+# run reads its program once: through a pipe the program itself runs (it used to read the
+# pipe twice and run the empty second reading)
+expect 42 "" -- bash -c '"$0" run -t toy <(cat "$1")' "$NPK" "$T/exit42.s"
+printf '.target toy\nli r1, 42\nexit r1\n' >"$T/tgt42.s"
+expect 42 "" -- bash -c '"$0" run <(cat "$1")' "$NPK" "$T/tgt42.s"
+expect 42 "" -- bash -c '"$0" run -t toy - <"$1"' "$NPK" "$T/exit42.s"
+expect 7 "" -- bash -c '"$0" run -t toy --load mem:0x100:<(cat "$1") "$2"' "$NPK" "$T/seven.bin" "$T/ldexit.s"
+expect 7 "" -- bash -c '"$0" run -t toy --write data:<(cat "$1") "$2"' "$NPK" "$T/seven.bin" "$T/wr.s"
+# a FIFO whose writer comes within the 2 s wait works, for run and asm and .include
+mkfifo "$T/in.fifo"
+(sleep 0.5; cat "$T/exit42.s" >"$T/in.fifo") &
+expect 42 "" -- timeout 20 "$NPK" run -t toy "$T/in.fifo"
+wait
+(sleep 0.5; cat "$T/exit42.s" >"$T/in.fifo") &
+expect 0 "" -- timeout 20 "$NPK" asm -t toy "$T/in.fifo" -o "$T/fifo.bin"
+wait
+cmp -s "$T/fifo.bin" <("$NPK" asm -t toy "$T/exit42.s" -o -) && ok || bad "asm of a FIFO: another image"
+printf '.include "in.fifo"\n' >"$T/incfifo.s"
+(sleep 0.5; cat "$T/exit42.s" >"$T/in.fifo") &
+expect 42 "" -- timeout 20 "$NPK" run -t toy "$T/incfifo.s"
+wait
+# no writer: a clean error after 2 s, never a hang
+start=$SECONDS
+expect 1 "npukit: $T/in.fifo: a FIFO with no writer (waited 2 s)" -- timeout 20 "$NPK" asm -t toy "$T/in.fifo" -o "$T/fifo.bin"
+[ $((SECONDS - start)) -le 6 ] && ok || bad "a FIFO with no writer took $((SECONDS - start)) s"
+expect 1 "cannot read '$T/in.fifo': a FIFO with no writer (waited 2 s)" -- timeout 20 "$NPK" asm -t toy "$T/incfifo.s" -o "$T/fifo.bin"
+# devices are refused unread, directories named as such
+expect 125 "npukit: /dev/urandom: not a regular file or pipe" -- "$NPK" run -t toy /dev/urandom
+expect 1 "npukit: /dev/zero: not a regular file or pipe" -- "$NPK" disasm -t toy /dev/zero
+expect 125 "npukit: /dev/zero: not a regular file or pipe" -- "$NPK" run -t toy --load mem:0:/dev/zero "$T/exit42.s"
+expect 1 "cannot read '/dev/zero': not a regular file or pipe" -- bash -c 'cd "$1" && printf ".include \"/dev/zero\"\n" >z.s && "$0" asm -t toy z.s -o z.bin' "$NPK" "$T"
+mkdir -p "$T/adir"
+expect 1 "npukit: $T/adir: Is a directory" -- "$NPK" asm -t toy "$T/adir"
+# the cap (1 GiB) holds for a file by its size, before anything is read
+truncate -s 1025M "$T/huge.bin"
+expect 1 "npukit: $T/huge.bin: larger than the 1 GiB input limit (1074790400 bytes)" -- "$NPK" disasm -t toy "$T/huge.bin"
+rm -f "$T/huge.bin"
+# compile rejects a NUL byte with its place, like the assemblers (it used to cut the line)
+printf 'lanes 2\nlayers 2\0 2 1\n' >"$T/nul.net"
+expect 1 "nul.net:2:9: error: NUL byte in source" -- "$NPK" compile -t tinytpu "$T/nul.net" -o "$T/nul.tt"
+# a 64 MiB file of zeros is one line: the NUL is reported at once, with a short excerpt
+truncate -s 64M "$T/zeros.bin"
+start=$SECONDS
+expect 1 "zeros.bin:1:1: error: NUL byte in source" -- timeout 20 "$NPK" asm -t toy "$T/zeros.bin" -o "$T/zeros.out"
+[ $((SECONDS - start)) -le 5 ] && [ "$(wc -c <"$T/out")" -lt 1000 ] && ok || bad "NUL in 64 MiB of zeros: $((SECONDS - start)) s, $(wc -c <"$T/out") bytes of message"
+rm -f "$T/zeros.bin"
+
 # --- rvnpu firmware (when the firmware toolchain built it) ---
 FW=$(dirname "$NPK")/firmware
 if [ -f "$FW/hello.elf" ]; then
