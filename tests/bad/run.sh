@@ -52,6 +52,7 @@ else
 fi
 TIME=""
 [ -x /usr/bin/time ] && TIME=/usr/bin/time
+[ -n "$TIME" ] || echo "note: /usr/bin/time not found (Debian package time): peak-memory bounds not checked"
 
 # ---- generated inputs (binary, large or special files) ----------------------------------
 gen() {
