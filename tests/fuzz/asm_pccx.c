@@ -5,5 +5,5 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    return fuzz_asm("pccx:host_ddr_bytes=1M", NULL, 64, data, size);
+    return fuzz_asm("pccx:host_ddr_bytes=1M", NULL, 1, 64, data, size);
 }

@@ -5,5 +5,5 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     return fuzz_asm("tinytpu:lanes=2,ub_words=128", "tinytpu:lanes=2,ub_words=128,format=w130",
-                    20000, data, size);
+                    1, 20000, data, size);
 }

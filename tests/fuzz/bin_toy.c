@@ -1,5 +1,6 @@
-/* Fuzz the toy binary path: a raw image is loaded, disassembled word by word and run for 4096
- * instructions. Byte 0 picks the memory size (bit 7: run with statistics and a trace). */
+/* Fuzz the toy binary path: a raw image is loaded, disassembled word by word (the first
+ * FUZZ_DISASM_WORDS, fuzz.h) and run for 4096 instructions (observed runs: 256). Byte 0 picks
+ * the memory size (bit 7: run with statistics and a trace). */
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

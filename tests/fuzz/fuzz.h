@@ -69,8 +69,14 @@ static inline void fuzz_check_str(const char *s, size_t cap, const char *what)
         fuzz_fail("unterminated message", what);
 }
 
-/* Disassemble every word of image (at most 4096) into heap buffers of varying, exact sizes,
- * so that ASan sees a write past a short output buffer. */
+/* Words disassembled per input. A word's text depends only on the word and its address, and
+ * a decode (a scan of the whole instruction table, every compare traced by the fuzzer) is the
+ * most expensive thing a binary harness does per word: 512 words cover the same disassembler
+ * paths as 4096, while the words past them are still loaded and run. */
+#define FUZZ_DISASM_WORDS 512
+
+/* Disassemble the words of image (at most FUZZ_DISASM_WORDS) into heap buffers of varying,
+ * exact sizes, so that ASan sees a write past a short output buffer. */
 static inline void fuzz_disasm_words(npk_machine *m, const uint8_t *image, size_t n,
                                      uint64_t base)
 {
@@ -78,7 +84,7 @@ static inline void fuzz_disasm_words(npk_machine *m, const uint8_t *image, size_
     size_t wb = npk_insn_bytes(m);
     if (wb == 0)
         return;
-    for (size_t i = 0; i + wb <= n && i / wb < 4096; i += wb) {
+    for (size_t i = 0; i + wb <= n && i / wb < FUZZ_DISASM_WORDS; i += wb) {
         size_t cap = sizes[(i / wb) % (sizeof sizes / sizeof sizes[0])];
         char *out = malloc(cap);
         if (!out)
@@ -89,10 +95,18 @@ static inline void fuzz_disasm_words(npk_machine *m, const uint8_t *image, size_
     }
 }
 
+/* Observed runs format a trace line per instruction (cycle on tinytpu), most of their cost:
+ * they get at most this budget. The observed loop and its stop paths are the same after 256
+ * instructions as after 4096; the unobserved runs keep the full budget. */
+#define FUZZ_OBSERVED_BUDGET 256
+
 /* Run what is loaded for at most `budget` instructions (cycles on tinytpu), optionally with
- * the observers on (statistics and a text trace to /dev/null: the observed loop). */
+ * the observers on (statistics and a text trace to /dev/null: the observed loop, at most
+ * FUZZ_OBSERVED_BUDGET). */
 static inline void fuzz_run(npk_machine *m, uint64_t budget, int observed)
 {
+    if (observed && budget > FUZZ_OBSERVED_BUDGET)
+        budget = FUZZ_OBSERVED_BUDGET;
     if (observed) {
         npk_stats_enable(m, 1);
         npk_trace_text(m, fuzz_null());
@@ -114,11 +128,17 @@ static inline void fuzz_run(npk_machine *m, uint64_t budget, int observed)
     }
 }
 
-/* Assembler harness: assemble the text; if that works, disassemble the image, then
- * assemble-and-load it again and run it briefly. `disasm_spec` (or NULL) names a machine whose npk_disasm_text reads
- * the image back (tinytpu's word formats). */
-static inline int fuzz_asm(const char *spec, const char *disasm_spec, uint64_t budget,
-                           const uint8_t *data, size_t size)
+/* Assembler harness: assemble the text; if that works, disassemble the image, load it and
+ * run it briefly. `disasm_spec` (or NULL) names a machine whose npk_disasm_text reads the
+ * image back (tinytpu's word formats). `own_load` says the target has its own load_asm
+ * (tinytpu, pccx: data, weights, .hostsize beyond the image), so the source is always loaded
+ * with npk_load_asm. Elsewhere npk_load_asm is npk_assemble followed by npk_load_raw of the
+ * image at 0 (src/core/machine.c), and npk_assemble has already defined the symbols, so
+ * loading the image gives the same machine without assembling a second time; one successful
+ * input in eight (chosen by its length) still goes through npk_load_asm, and so does an image
+ * that is not whole instruction words. */
+static inline int fuzz_asm(const char *spec, const char *disasm_spec, int own_load,
+                           uint64_t budget, const uint8_t *data, size_t size)
 {
     if (size > FUZZ_MAX_INPUT)
         return -1;
@@ -134,7 +154,13 @@ static inline int fuzz_asm(const char *spec, const char *disasm_spec, uint64_t b
             npk_disasm_text(d, image, n, "fuzz.words", fuzz_null());
             npk_destroy(d);
         }
-        if (npk_load_asm(m, text, "fuzz.s", fuzz_null()) == NPK_OK)
+        /* npk_load_raw, unlike the target hook npk_load_asm calls, rejects an image that is
+         * not whole words (.byte data): those go through npk_load_asm too */
+        size_t wb = npk_insn_bytes(m);
+        npk_status st = own_load || (size >> 1 & 7) == 0 || (wb && n % wb)
+                            ? npk_load_asm(m, text, "fuzz.s", fuzz_null())
+                            : npk_load_raw(m, image, n, 0);
+        if (st == NPK_OK)
             fuzz_run(m, budget, size & 1);
     } else {
         fuzz_check_str(npk_error(m), 1024, "npk_error");

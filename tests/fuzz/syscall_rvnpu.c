@@ -6,8 +6,8 @@
  * 3 bits: openat, close, lseek, read, write, exit, brk, or a7 = a3 for an unknown number; bits
  * 3..6: turn a0..a3 into an address near RAM) and a0..a3 little-endian; the rest is written
  * into RAM at offset 0x100 (path strings, write data). After every input the harness checks
- * that nothing outside fs_root changed, then rebuilds fs_root (when an open could write). NPK_FUZZ_VERBOSE=1 in the
- * environment prints every ECALL with its result. */
+ * that nothing outside fs_root changed, then rebuilds fs_root if it changed (when an open could
+ * write). NPK_FUZZ_VERBOSE=1 in the environment prints every ECALL with its result. */
 #define _XOPEN_SOURCE 700 /* mkdtemp, symlink, nftw */
 #include <dirent.h>
 #include <ftw.h>
@@ -20,6 +20,8 @@
 #define RAM_SIZE 0x10000u
 #define DATA_OFF 0x100u
 #define OUTSIDE "secret: must stay unread and unchanged\n"
+#define A_TXT "hello from a.txt\n"
+#define B_TXT "bee\n"
 
 static char tmp[64], root[96], outside[96], spec[160];
 
@@ -48,11 +50,11 @@ static void make_root(void)
     char p[160];
     if (mkdir(root, 0755) != 0)
         fuzz_fail("cannot make fs_root", root);
-    put_file(root, "a.txt", "hello from a.txt\n");
+    put_file(root, "a.txt", A_TXT);
     snprintf(p, sizeof p, "%s/d", root);
     if (mkdir(p, 0755) != 0)
         fuzz_fail("cannot make a fixture directory", p);
-    put_file(p, "b.txt", "bee\n");
+    put_file(p, "b.txt", B_TXT);
     snprintf(p, sizeof p, "%s/in", root);
     int bad = symlink("a.txt", p);
     snprintf(p, sizeof p, "%s/out", root);
@@ -85,8 +87,59 @@ static void setup_once(void)
     snprintf(spec, sizeof spec, "rvnpu:ram_size=64K,fs_root=%s", root);
 }
 
+/* The fixture text of file `name` in dir, exactly: the same bytes and nothing after them. */
+static int file_is(const char *dir, const char *name, const char *text)
+{
+    char p[512], buf[64];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
+    if (f)
+        fclose(f);
+    return f && n == strlen(text) && memcmp(buf, text, n) == 0;
+}
+
+/* dir holds exactly the entries of `names` (NULL-terminated), nothing more. */
+static int dir_is(const char *dir, const char *const *names)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    size_t want = 0, seen = 0;
+    while (names[want])
+        want++;
+    struct dirent *e;
+    int ok = 1;
+    while (ok && (e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        ok = 0;
+        for (size_t i = 0; i < want; i++)
+            if (!strcmp(e->d_name, names[i]))
+                ok = 1;
+        seen++;
+    }
+    closedir(d);
+    return ok && seen == want;
+}
+
+/* fs_root is still as make_root left it. The syscalls can create files and change a file's
+ * bytes (openat with O_CREAT/O_TRUNC, write), nothing else: no unlink, rename, mkdir, symlink
+ * or chmod, and a guest cannot see times. So the same entries in root and root/d, and a.txt
+ * and b.txt with their texts, are the initial state (the symlinks cannot have changed). */
+static int root_intact(void)
+{
+    static const char *const top[] = {"a.txt", "d", "in", "out", "up", NULL};
+    static const char *const sub[] = {"b.txt", NULL};
+    char d[160];
+    snprintf(d, sizeof d, "%s/d", root);
+    return dir_is(root, top) && dir_is(d, sub) && file_is(root, "a.txt", A_TXT) &&
+           file_is(d, "b.txt", B_TXT);
+}
+
 /* Nothing outside root may have been touched: TMP holds exactly root and outside, and outside
- * still has its contents. Then root goes back to its initial state. */
+ * still has its contents. Then root goes back to its initial state: rebuilt, unless
+ * root_intact() finds it unchanged (most inputs that could write did not). */
 static void check_and_restore(void)
 {
     char buf[sizeof OUTSIDE + 8];
@@ -105,6 +158,8 @@ static void check_and_restore(void)
             strcmp(e->d_name, "outside"))
             fuzz_fail("sandbox escape: a new entry beside fs_root", e->d_name);
     closedir(d);
+    if (root_intact())
+        return;
     rm_tree(root);
     make_root();
 }

@@ -1,7 +1,7 @@
 /* Fuzz tinytpu's program files that are not assembly: hex word files (w88, w94, w130, wfull)
  * and the port stream. Byte 0 picks the format and the array size (bit 7: run with statistics
  * and a trace); the rest is read back to assembly with npk_disasm_text, then loaded and run
- * for at most 20000 cycles. */
+ * for at most 20000 cycles (observed runs: 256, FUZZ_OBSERVED_BUDGET in fuzz.h). */
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

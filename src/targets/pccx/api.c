@@ -170,8 +170,10 @@ int pccx_host_write(pccx_t *ctx, uint64_t byte_off, const void *src, size_t n)
         return PCCX_E_ARG;
     if (!npk_range_ok(byte_off, n, ctx->host_bytes))
         return PCCX_E_HOST_RANGE;
-    if (n)
+    if (n) {
+        ctx->mem_zero = 0;
         memcpy(ctx->host + byte_off, src, n);
+    }
     return PCCX_OK;
 }
 
@@ -322,6 +324,7 @@ int pccx_l2_write(pccx_t *ctx, uint32_t word, const void *src, uint32_t nwords)
         return PCCX_E_ARG;
     if (!npk_range_ok(word, nwords, PCCX_L2_WORDS))
         return PCCX_E_L2_RANGE;
+    ctx->mem_zero = 0;
     memcpy(ctx->l2 + 16 * (uint64_t)word, src, 16 * (size_t)nwords);
     return PCCX_OK;
 }

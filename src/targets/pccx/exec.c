@@ -427,6 +427,7 @@ static int exec_cvo(pccx_t *c, const pccx_insn_t *d, pccx_fp *fp, char *msg, siz
 
 int pccx_exec(pccx_t *c, const pccx_insn_t *d, pccx_fp *fp, char *msg, size_t msg_len)
 {
+    c->mem_zero = 0; /* any instruction may write L2 or host DDR */
     msg[0] = 0;
     switch (d->opcode) {
     case PCCX_OP_MEMSET: return exec_memset(c, d, fp);

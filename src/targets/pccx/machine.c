@@ -151,26 +151,31 @@ static void free_tensors(pccx_t *c)
     c->q_head = c->q_len = 0;
 }
 
-/* Host DDR back to all zero. It may be 4 GiB: a memset makes every page of it resident (4 GB
- * and seconds, even for an empty program), while a fresh calloc of that size is untouched zero
- * pages from the system, paid for only where a program writes. Without a fresh block the old
- * one is cleared in place, so a reset never fails. */
-static void clear_host(pccx_t *c)
+/* Host DDR (up to 4 GiB) and L2 (1.8 MB) back to all zero. A memset makes every page resident
+ * (4 GB and seconds for host DDR; 448 pages of L2 on every load, even for an empty program),
+ * while a fresh calloc is untouched zero pages from the system, paid for only where a program
+ * writes. Without a fresh block the old one is cleared in place, so a reset never fails. Blocks
+ * nothing has written since they were allocated or cleared (mem_zero: the reset that every
+ * load does right after npk_create) are kept as they are. */
+static void clear_block(uint8_t **block, uint64_t bytes, npk_memspace *space)
 {
-    uint8_t *h = calloc((size_t)c->host_bytes, 1);
-    if (!h) {
-        memset(c->host, 0, c->host_bytes);
+    uint8_t *b = calloc((size_t)bytes, 1);
+    if (!b) {
+        memset(*block, 0, (size_t)bytes);
         return;
     }
-    free(c->host);
-    c->host = h;
-    c->spaces[PCCX_SP_HOST].data = h;
+    free(*block);
+    *block = b;
+    space->data = b;
 }
 
 void pccx_state_reset(pccx_t *c)
 {
-    memset(c->l2, 0, PCCX_L2_BYTES);
-    clear_host(c);
+    if (!c->mem_zero) {
+        clear_block(&c->l2, PCCX_L2_BYTES, &c->spaces[PCCX_SP_L2]);
+        clear_block(&c->host, c->host_bytes, &c->spaces[PCCX_SP_HOST]);
+        c->mem_zero = 1;
+    }
     memset(c->cc, 0, sizeof c->cc);
     c->emax = 0;
     c->window = 0;
@@ -230,6 +235,7 @@ static npk_status pccx_create(npk_machine *m, const npk_config *cfg_in, void **o
     const char *why = NULL;
     c->l2 = calloc(PCCX_L2_BYTES, 1);
     c->host = calloc((size_t)c->host_bytes, 1);
+    c->mem_zero = 1;
     c->tm = pccx_tm_create(&c->timing, &why);
     if (!c->l2 || !c->host || !c->tm) {
         pccx_destroy(c);
@@ -443,6 +449,7 @@ static npk_status set_words(npk_machine *m, pccx_t *c, const uint64_t *w, size_t
  * instruction). The machine has just been reset. */
 static npk_status apply_program(npk_machine *m, pccx_t *c, const pccx_prog *p)
 {
+    c->mem_zero = 0;
     for (size_t i = 0; i < p->n_l2; i++) {
         if (!npk_range_ok(p->l2[i].addr, p->l2[i].size, PCCX_L2_BYTES))
             return npk_fail(m, NPK_ERR_RANGE, "pccx: L2 data at byte 0x%llx (%zu bytes) leaves L2",
@@ -688,6 +695,7 @@ static npk_status pccx_space_write(npk_machine *m, void *state, size_t space, ui
         return NPK_OK;
     }
     if (space != PCCX_SP_CC_FMAP && space != PCCX_SP_CC_WEIGHT) {
+        c->mem_zero = 0;
         memcpy(c->spaces[space].data + addr, in, n);
         return NPK_OK;
     }

@@ -51,6 +51,9 @@ struct pccx {
     uint32_t cc[2][PCCX_CC_ENTRIES][3];
     uint32_t emax;             /* binary32 pattern */
     uint8_t *host;             /* host_bytes */
+    int mem_zero;              /* l2 and host are still all zero since they were allocated or
+                                  cleared: a reset has nothing to clear. Every write to them
+                                  (pccx_exec, apply_program, space and API writes) clears it */
     uint64_t window;           /* host window base (bytes) */
     /* weight tensors (handle h = index + 1) and the queue of handles */
     pccx_tensor *tensors;

@@ -202,7 +202,7 @@ static npk_status rvnpu_create(npk_machine *m, const npk_config *cfg_in, void **
         return npk_fail(m, NPK_ERR_NOMEM, "rvnpu: out of memory for %llu bytes of RAM",
                         (unsigned long long)ram);
     }
-    rvnpu_npu_init(&s->npu);
+    rvnpu_npu_init_lazy(&s->npu);
     s->entry = RVNPU_RAM_BASE;
     npk_config_describe(m, "isa_rev=%s,ram_size=%llu,syscalls=%s%s%s%s%s,lat_alu=%u,lat_branch=%u,"
                         "lat_mul=%u,lat_div=%u,lat_load=%u,lat_fp=%u,lat_fdiv=%u,lat_npu=%u,"

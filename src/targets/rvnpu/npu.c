@@ -172,15 +172,25 @@ void rvnpu_npu_reset(rvnpu_npu *n)
     memset(n->vreg, 0, sizeof n->vreg);
 }
 
-void rvnpu_npu_init(rvnpu_npu *n)
+static void build_gelu8(rvnpu_npu *n)
 {
-    int k;
-    memset(n, 0, sizeof *n);
-    for (k = -128; k <= 127; k++) {
+    for (int k = -128; k <= 127; k++) {
         double g = rvnpu_b2d(rvnpu_gelu64((double)k / 32.0));
         n->gelu8[(uint8_t)k] = (int8_t)npk_fixed_from_double(g, 5, 8, NPK_QR_HALF_EVEN);
     }
+    n->gelu8_built = 1;
+}
+
+void rvnpu_npu_init_lazy(rvnpu_npu *n)
+{
+    memset(n, 0, sizeof *n);
     rvnpu_npu_reset(n);
+}
+
+void rvnpu_npu_init(rvnpu_npu *n)
+{
+    rvnpu_npu_init_lazy(n);
+    build_gelu8(n);
 }
 
 /* ---- memory (§8) -------------------------------------------------------------------------- */
@@ -449,6 +459,8 @@ int rvnpu_npu_exec(rvnpu_npu *n, rvnpu_op op, uint32_t w, uint32_t x[32], uint32
             x[rd] = (uint32_t)npk_sat_int((int32_t)x1, 8);
         break;
     case RVNPU_OP_NPU_GELU:
+        if (!n->gelu8_built)
+            build_gelu8(n);
         if (rd)
             x[rd] = (uint32_t)(int32_t)n->gelu8[x1 & 0xFF];
         break;

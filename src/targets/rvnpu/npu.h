@@ -12,7 +12,9 @@ typedef struct rvnpu_npu {
     uint64_t acc;        /* 64-bit two's-complement accumulator; wraps modulo 2^64 */
     uint64_t facc;       /* binary64 accumulator, raw bits; NaN is always 0x7FF8000000000000 */
     int8_t vreg[4][4];   /* vreg[k][j], element j of vector register k */
-    int8_t gelu8[256];   /* GELU8(k) at index (uint8_t)k, built by rvnpu_npu_init (spec §5.1) */
+    int8_t gelu8[256];   /* GELU8(k) at index (uint8_t)k, built by rvnpu_npu_init or by the
+                            first GELU8 after rvnpu_npu_init_lazy (spec §5.1) */
+    int gelu8_built;
 } rvnpu_npu;
 
 /* The memory system as NPU instructions see it (spec §8): every element access is an
@@ -40,6 +42,9 @@ typedef struct rvnpu_npu_trap {
 
 /* Build tables (GELU8) and reset the state. */
 void rvnpu_npu_init(rvnpu_npu *n);
+/* The same, except that the GELU8 table (256 soft-float GELU evaluations, most of the cost of
+ * creating a machine) is built by the first GELU8 instruction: most programs never run one. */
+void rvnpu_npu_init_lazy(rvnpu_npu *n);
 /* Reset acc, facc, vreg (spec §2); tables are kept. */
 void rvnpu_npu_reset(rvnpu_npu *n);
 
