@@ -447,6 +447,49 @@ static void test_reset_clears_host(void)
     npk_destroy(m);
 }
 
+/* Reset skips clearing L2 and host DDR while nothing wrote them since they were cleared, so
+ * every way of writing them must be noticed: on a fresh machine, one write by each path (the
+ * L2 and host backdoors, the L2 and host API calls, an instruction), then a reset, and both
+ * memories read back zero, at the written place and at the other memory's ends. */
+static void test_reset_after_each_write_path(void)
+{
+    uint8_t ones[16], back[16], zero[16] = {0};
+    memset(ones, 0x5A, sizeof ones);
+    for (int path = 0; path < 5; path++) {
+        npk_machine *m = NULL;
+        char err[256];
+        NPK_CHECK(npk_create(&m, "pccx", "host_ddr_bytes=1M", err, sizeof err) == NPK_OK);
+        if (!m)
+            return;
+        pccx_t *c = pccx_of(m);
+        switch (path) {
+        case 0: NPK_CHECK(npk_mem_write(m, "l2", 0x200, ones, 16) == NPK_OK); break;
+        case 1: NPK_CHECK(npk_mem_write(m, "host", 0x200, ones, 16) == NPK_OK); break;
+        case 2: NPK_CHECK(pccx_l2_write(c, 0x20, ones, 1) == PCCX_OK); break;
+        case 3: NPK_CHECK(pccx_host_write(c, 0x200, ones, 16) == PCCX_OK); break;
+        default: /* the instruction path alone: CVO EXP of 8 zero elements at L2 element 0x10
+                  * writes exp(0) = 1.0 (BF16 0x3F80) to elements 0x100.., L2 byte 0x200 */
+            NPK_CHECK(pccx_cvo(c, PCCX_CVO_EXP, 0x10, 0x100, 8, 0, 0) == PCCX_OK);
+            NPK_CHECK(pccx_sync(c, 0) == PCCX_OK);
+            break;
+        }
+        NPK_CHECK(npk_mem_read(m, path == 1 || path == 3 ? "host" : "l2", 0x200, back, 16) ==
+                  NPK_OK);
+        if (path == 4)
+            NPK_CHECK(back[0] == 0x80 && back[1] == 0x3F && back[14] == 0x80 && back[15] == 0x3F);
+        else
+            NPK_CHECK(memcmp(back, ones, 16) == 0);
+        NPK_CHECK(pccx_reset(c) == PCCX_OK);
+        NPK_CHECK(npk_mem_read(m, "l2", 0x200, back, 16) == NPK_OK);
+        NPK_CHECK(memcmp(back, zero, 16) == 0);
+        NPK_CHECK(npk_mem_read(m, "host", 0x200, back, 16) == NPK_OK);
+        NPK_CHECK(memcmp(back, zero, 16) == 0);
+        NPK_CHECK(pccx_l2_read(c, 0x20, back, 1) == PCCX_OK);
+        NPK_CHECK(memcmp(back, zero, 16) == 0);
+        npk_destroy(m);
+    }
+}
+
 int main(void)
 {
     test_gemv_example();
@@ -458,5 +501,6 @@ int main(void)
     test_registers_and_modes();
     test_timing_through_api();
     test_reset_clears_host();
+    test_reset_after_each_write_path();
     return npk_test_done();
 }
