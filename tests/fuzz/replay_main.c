@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/file.h" /* the project's one input reader */
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static size_t ran, skipped;
@@ -18,31 +20,11 @@ static int all;
 
 static int replay_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "replay: %s: cannot open\n", path);
-        return 1;
-    }
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        uint8_t *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    int bad = !buf || ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        fprintf(stderr, "replay: %s: read error\n", path);
+    uint8_t *buf = NULL;
+    size_t n = 0;
+    char err[512];
+    if (npk_file_read(path, 0, &buf, &n, err, sizeof err) != NPK_OK) {
+        fprintf(stderr, "replay: %s\n", err);
         return 1;
     }
     /* an exact-size copy, so that ASan sees a read past the end of the input */
