@@ -1,0 +1,8 @@
+# hostile guest syscall (tests/bad): a7=62 a0=77 a1=0 a2=9, then exit(a0)
+    li a0, 77
+    li a1, 0
+    li a2, 9
+    li a7, 62
+    ecall
+    li a7, 93
+    ecall

@@ -1,0 +1,8 @@
+# hostile guest syscall (tests/bad): a7=63 a0=0 a1=0x100 a2=4, then exit(a0)
+    li a0, 0
+    li a1, 0x100
+    li a2, 4
+    li a7, 63
+    ecall
+    li a7, 93
+    ecall
