@@ -74,6 +74,10 @@ static inline void fuzz_check_str(const char *s, size_t cap, const char *what)
  * most expensive thing a binary harness does per word: 512 words cover the same disassembler
  * paths as 4096, while the words past them are still loaded and run. */
 #define FUZZ_DISASM_WORDS 512
+/* A text image (tinytpu's word file) read back by npk_disasm_text only up to this size: a
+ * short source can ask for millions of cycles (`@3333387`: a 113 MB word file, linear work
+ * that is no bug but takes seconds under the sanitizers) */
+#define FUZZ_DISASM_TEXT_MAX ((size_t)1 << 20)
 
 /* Disassemble the words of image (at most FUZZ_DISASM_WORDS) into heap buffers of varying,
  * exact sizes, so that ASan sees a write past a short output buffer. */
@@ -149,7 +153,7 @@ static inline int fuzz_asm(const char *spec, const char *disasm_spec, int own_lo
     /* most mutants do not assemble; loading them would only repeat the same diagnostics */
     if (npk_assemble(m, text, "fuzz.s", fuzz_null(), &image, &n) == NPK_OK) {
         fuzz_disasm_words(m, image, n, 0);
-        if (disasm_spec) {
+        if (disasm_spec && n <= FUZZ_DISASM_TEXT_MAX) {
             npk_machine *d = fuzz_machine(disasm_spec);
             npk_disasm_text(d, image, n, "fuzz.words", fuzz_null());
             npk_destroy(d);

@@ -14,10 +14,23 @@ static int32_t sat32(int64_t v)
     return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
 }
 
+/* The word at pc, if pc holds one: a budget can run out, or a fault happen, with pc past the
+ * end of memory (a jump there), and then there is no word to show. */
+static int word_at(const toy_state *s, uint32_t pc, uint32_t *w)
+{
+    if (!npk_range_ok(pc, 4, s->mem_size))
+        return 0;
+    memcpy(w, s->mem + pc, 4);
+    return 1;
+}
+
 static void describe_word(toy_state *s, uint32_t pc, char *out, size_t n)
 {
     uint32_t w;
-    memcpy(&w, s->mem + pc, 4);
+    if (!word_at(s, pc, &w)) {
+        snprintf(out, n, "pc 0x%08x (outside memory)", pc);
+        return;
+    }
     char text[128];
     toy_disasm(w, pc, text, sizeof text);
     snprintf(out, n, "pc 0x%08x, word 0x%08x (%s)", pc, w, text);
@@ -30,9 +43,10 @@ static int fault(toy_state *s, npk_stop *stop, const char *what)
     describe_word(s, s->pc, where, sizeof where);
     npk_stop_set(stop, NPK_STOP_FAULT, s->pc, "%s at %s", what, where);
     uint32_t w;
-    memcpy(&w, s->mem + s->pc, 4);
-    stop->insn[0] = w;
-    stop->insn_bits = 32;
+    if (word_at(s, s->pc, &w)) {
+        stop->insn[0] = w;
+        stop->insn_bits = 32;
+    }
     return STOPPED;
 }
 
