@@ -145,6 +145,40 @@ static void add_source_char(npk_sbuf *b, char c)
     npk_sbuf_add(b, &ch, 1);
 }
 
+/* The source line [ls, le) (a window of it around the caret when it is long), then the caret
+ * at `at` with `len` marks: for every diagnostic, also the NUL check's (a file of zeros is one
+ * line of megabytes). */
+static void echo_line(npk_sbuf *b, const char *ls, const char *le, const char *at, size_t len)
+{
+    const char *from = ls, *to = le;
+    if (to - from > DIAG_LINE_MAX) {
+        if (at - from > DIAG_LEAD)
+            from = at - DIAG_LEAD;
+        while (from > ls && utf8_continuation(*from))
+            from--;
+        if (to - from > DIAG_LINE_MAX)
+            to = from + DIAG_LINE_MAX;
+        while (to < le && utf8_continuation(*to))
+            to++;
+    }
+    if (from > ls)
+        npk_sbuf_add(b, "...", 3);
+    for (const char *p = from; p < to; p++)
+        add_source_char(b, *p);
+    if (to < le)
+        npk_sbuf_add(b, "...", 3);
+    npk_sbuf_add(b, "\n", 1);
+    if (from > ls)
+        npk_sbuf_add(b, "   ", 3);
+    for (const char *p = from; p < at; p++)
+        npk_sbuf_add(b, *p == '\t' ? "\t" : " ", 1);
+    npk_sbuf_add(b, "^", 1);
+    size_t room = at < to ? (size_t)(to - at) : 0;
+    for (size_t i = 1; i < len && i < room; i++)
+        npk_sbuf_add(b, "~", 1);
+    npk_sbuf_add(b, "\n", 1);
+}
+
 static void report(npk_asm *a, const char *kind, const char *at, size_t len, const char *fmt,
                    va_list ap)
 {
@@ -179,34 +213,7 @@ static void report(npk_asm *a, const char *kind, const char *at, size_t len, con
     size_t col = (size_t)(at - f->line_start) + 1;
     npk_sbuf_printf(b, "%s:%u:%zu: %s: %s\n", a->files[f->file].path, f->line, col, kind, msg);
     free(big);
-    /* the line (a window of it around the caret when it is long), then the caret */
-    const char *from = f->line_start, *to = f->line_end;
-    if (to - from > DIAG_LINE_MAX) {
-        if (at - from > DIAG_LEAD)
-            from = at - DIAG_LEAD;
-        while (from > f->line_start && utf8_continuation(*from))
-            from--;
-        if (to - from > DIAG_LINE_MAX)
-            to = from + DIAG_LINE_MAX;
-        while (to < f->line_end && utf8_continuation(*to))
-            to++;
-    }
-    if (from > f->line_start)
-        npk_sbuf_add(b, "...", 3);
-    for (const char *p = from; p < to; p++)
-        add_source_char(b, *p);
-    if (to < f->line_end)
-        npk_sbuf_add(b, "...", 3);
-    npk_sbuf_add(b, "\n", 1);
-    if (from > f->line_start)
-        npk_sbuf_add(b, "   ", 3);
-    for (const char *p = from; p < at; p++)
-        npk_sbuf_add(b, *p == '\t' ? "\t" : " ", 1);
-    npk_sbuf_add(b, "^", 1);
-    size_t room = at < to ? (size_t)(to - at) : 0;
-    for (size_t i = 1; i < len && i < room; i++)
-        npk_sbuf_add(b, "~", 1);
-    npk_sbuf_add(b, "\n", 1);
+    echo_line(b, f->line_start, f->line_end, at, len);
 }
 
 int npk_asm_error(npk_asm *a, const char *at, size_t len, const char *fmt, ...)
@@ -263,26 +270,10 @@ int npk_asm_check_nul(const char *text, size_t len, const char *name, FILE *diag
     if (le > nul && le[-1] == '\r')
         le--;
     fprintf(diag, "%s:%u:%zu: error: NUL byte in source\n", name, line, (size_t)(nul - ls) + 1);
-    /* Only a window of the line around the NUL: a file of zeros is one line of megabytes,
-     * and writing it all (byte by byte to unbuffered stderr) took most of a minute. */
-    enum { SIDE = 60 };
-    const char *ws = nul - ls > SIDE ? nul - SIDE : ls;
-    const char *we = le - nul > SIDE ? nul + SIDE : le;
-    char buf[2 * SIDE + 16], car[2 * SIDE + 16];
-    size_t n = 0, c = 0;
-    if (ws > ls) {
-        memcpy(buf, "...", 3), memset(car, ' ', 3);
-        n = c = 3;
-    }
-    for (const char *p = ws; p < we; p++)
-        buf[n++] = (*p == '\t' || (unsigned char)*p >= 0x20) && *p != 0x7f ? *p : '?';
-    if (we < le)
-        memcpy(buf + n, "...", 3), n += 3;
-    buf[n++] = '\n';
-    for (const char *p = ws; p < nul; p++)
-        car[c++] = *p == '\t' ? '\t' : ' ';
-    memcpy(car + c, "^\n", 2), c += 2;
-    fwrite(buf, 1, n, diag);
-    fwrite(car, 1, c, diag);
+    npk_sbuf b = {0};
+    echo_line(&b, ls, le, nul, 1);
+    if (b.s)
+        fwrite(b.s, 1, b.len, diag);
+    npk_sbuf_free(&b);
     return -1;
 }
