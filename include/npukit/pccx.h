@@ -1,4 +1,4 @@
-/* npukit's pccx host API (shared/spec/pccx.md §12): the original uCA v1 driver's calls (init,
+/* npukit's pccx host API (docs/spec/pccx.md §12): the original uCA v1 driver's calls (init,
  * gemv, gemm, cvo, memcpy, memset, sync) with an explicit context, plus host DDR, weight
  * streams, the AXI-Lite register view and test back doors. A pccx_t is the pccx view of an
  * npk_machine created for target "pccx", so tracing, statistics and the timeline work the same

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Train npukit's FP32 character transformer (spec shared/spec/rvnpu.md section 13.3)
+"""Train npukit's FP32 character transformer (spec docs/spec/rvnpu.md section 13.3)
 on the English text of Debian's fortunes packages and export its weights as a raw
 little-endian float32 blob (layout in models/transformer/README.md).
 

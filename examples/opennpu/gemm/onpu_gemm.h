@@ -1,4 +1,4 @@
-/* GEMM on opennpu's K x K MMA array (spec shared/spec/opennpu.md §5.12): C = A * B with
+/* GEMM on opennpu's K x K MMA array (spec docs/spec/opennpu.md §5.12): C = A * B with
  * A (M x Kd) and B (Kd x N) signed 8-bit, C (M x N) int32, any M, N, Kd >= 1.
  *
  * The ISA has no branches, so a GEMM is a straight-line program made for one shape and one

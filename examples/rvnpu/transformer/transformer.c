@@ -1,4 +1,4 @@
-/* rvnpu firmware: npukit's FP32 character transformer (spec shared/spec/rvnpu.md §13.3).
+/* rvnpu firmware: npukit's FP32 character transformer (spec docs/spec/rvnpu.md §13.3).
  *
  * Greedy byte-level text generation with the model in models/transformer/weights.bin
  * (layout: tf_model.h), computed exactly as §13.3 "Firmware computation" says:

@@ -1,6 +1,6 @@
 /* opennpu: the tables of isa.def as data, and the parsing of its operand and option lists.
  * The decoder, assembler, disassembler, machine, statistics and generated docs read these
- * (shared/spec/opennpu.md §4, §7). */
+ * (docs/spec/opennpu.md §4, §7). */
 #include <string.h>
 
 #include "targets/opennpu/opennpu.h"

@@ -28,7 +28,7 @@ int main(void)
 {
     printf("# opennpu ISA reference\n\n"
            "Generated from `src/targets/opennpu/isa.def` by `onpu_isadoc`; do not edit by hand.\n"
-           "The contract is the opennpu specification (`shared/spec/opennpu.md`); this page is\n"
+           "The contract is the opennpu specification (`docs/spec/opennpu.md`); this page is\n"
            "the table the decoder, assembler, disassembler and machine are built from, plus the\n"
            "front end's decisions where the specification leaves a choice.\n\n"
            "## Word formats\n\n"

@@ -1,4 +1,4 @@
-/* opennpu: internal declarations shared by the target's files (shared/spec/opennpu.md).
+/* opennpu: internal declarations shared by the target's files (docs/spec/opennpu.md).
  * Every instruction fact comes from isa.def. Two parts:
  *   - the ISA front end (isa.c, decode.c, asm.c, isadoc.c): tables, decoding with the §4.5
  *     legality rules, assembler, disassembler;

@@ -54,7 +54,7 @@ int main(void)
 {
     printf("# pccx ISA reference\n\n"
            "Generated from `src/targets/pccx/isa.def` by `pccx_isadoc`; do not edit by hand.\n"
-           "The contract is the pccx specification (`shared/spec/pccx.md`, §4); this page is the\n"
+           "The contract is the pccx specification (`docs/spec/pccx.md`, §4); this page is the\n"
            "table the encoder, decoder, validity checks, assembler, disassembler and statistics\n"
            "are built from. Every instruction is 64 bits: opcode in [63:60], a 60-bit body.\n\n"
            "## Opcodes\n\n| opcode | mnemonic | body layout | engine | summary |\n"

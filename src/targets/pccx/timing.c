@@ -1,4 +1,4 @@
-/* pccx timing model (shared/spec/pccx.md §11): an online discrete-event simulation of the
+/* pccx timing model (docs/spec/pccx.md §11): an online discrete-event simulation of the
  * front-end (command FIFO, in-order decode, engine queues, sync waits), the five engines with
  * their R / X / W phases, hazards and first-come-first-served port B. Instructions are pushed
  * at the host clock; events are processed in time order (not program order) and only as far as

@@ -1,4 +1,4 @@
-/* pccx timing model (shared/spec/pccx.md §11): turns the footprints of functionally executed
+/* pccx timing model (docs/spec/pccx.md §11): turns the footprints of functionally executed
  * instructions into push, decode, start and completion cycles. Concurrent engines with their
  * queues, the command FIFO, sync waits, L2 / host / constant-cache / E_MAX hazards and first-
  * come-first-served port B bursts. It never changes results. An online discrete-event model:

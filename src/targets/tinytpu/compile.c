@@ -1,4 +1,4 @@
-/* tinytpu schedule compiler (shared/spec/tinytpu.md Part E). One pass = a weight read at w, the
+/* tinytpu schedule compiler (docs/spec/tinytpu.md Part E). One pass = a weight read at w, the
  * input read at x (x >= w + R_w), the switch at x + 1 and the side reads at the A13 offsets; the
  * next pass starts 2 idle cycles after the last GD write-back of the previous one (rule 4, the
  * simple safe rule). While it emits the cycles, the compiler plans the append-only memory and

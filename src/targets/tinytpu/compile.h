@@ -1,4 +1,4 @@
-/* tinytpu schedule compiler (shared/spec/tinytpu.md Part E): an MLP training step (or several)
+/* tinytpu schedule compiler (docs/spec/tinytpu.md Part E): an MLP training step (or several)
  * turned into a cycle-exact program, a memory map and the Q8.8 prediction of every UB word the
  * program writes. Library code: no exit, no globals; errors come back as messages.
  * The description format and the pass templates are documented in docs/tinytpu-compiler.md. */

@@ -1,4 +1,4 @@
-/* tinytpu: one clock edge of the family-A RTL (shared/spec/tinytpu.md A12), stepped for every
+/* tinytpu: one clock edge of the family-A RTL (docs/spec/tinytpu.md A12), stepped for every
  * cycle of the program, and the run loop with its observers (trace lines of B8, statistics,
  * timeline, VCD). Every Q8.8 rule is a call into src/num (A3). */
 #include <stdlib.h>

@@ -103,7 +103,7 @@ int main(void)
 {
     printf("# tinytpu control words and text formats\n\n"
            "Generated from `src/targets/tinytpu/fields.def` by `tinytpu_isadoc`; do not edit by\n"
-           "hand. The contract is `shared/spec/tinytpu.md` Part B; this page is the table the\n"
+           "hand. The contract is `docs/spec/tinytpu.md` Part B; this page is the table the\n"
            "encoder, decoder, assembler, disassembler and port-stream code are built from, plus\n"
            "the front end's decisions where the specification leaves a choice.\n\n"
            "## Logical fields (B2)\n\n| field | port bits | per lane | meaning |\n"

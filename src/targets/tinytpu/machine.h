@@ -1,4 +1,4 @@
-/* tinytpu machine state (shared/spec/tinytpu.md Part A): everything the RTL registers, stepped
+/* tinytpu machine state (docs/spec/tinytpu.md Part A): everything the RTL registers, stepped
  * once per clock edge by exec.c. machine.c holds configuration, loading, spaces and the target
  * registration. Names follow the spec (shadow, active, xout, psum, E, wp, gptr, ...). */
 #ifndef NPK_TINYTPU_MACHINE_H

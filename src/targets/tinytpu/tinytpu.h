@@ -1,5 +1,5 @@
 /* tinytpu: the program model shared by the word formats, the assembler/disassembler, the
- * machine and the schedule compiler (shared/spec/tinytpu.md Part B). A program is one record
+ * machine and the schedule compiler (docs/spec/tinytpu.md Part B). A program is one record
  * per clock cycle: the logical fields of B2 (never a packed word), the learning-rate level in
  * force (B6) and whether the cycle is a reset cycle. Packed words exist only at the edges:
  * hex word files (w88, w94, w130, wfull) and the port stream. */

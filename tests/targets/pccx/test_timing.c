@@ -1,4 +1,4 @@
-/* pccx timing model (shared/spec/pccx.md §11): the §11.6 worked example, the §11.3 phase table,
+/* pccx timing model (docs/spec/pccx.md §11): the §11.6 worked example, the §11.3 phase table,
  * hazards, port B first-come-first-served, the command FIFO and engine queues, sync waits,
  * dropped instructions, status, sync budgets and the §11.5 statistics. Every expected value is
  * derived by hand from the spec in the comment next to it. Defaults (§11.1): t_push =
