@@ -249,7 +249,7 @@ static void rounding_dynamic(void)
 
 static void signed_zero_and_nan(void)
 {
-    /* x + (-x) is +0 in every mode except RDN, where it is -0 (IEEE 754 §6.3). */
+    /* x + (-x) is +0 in every mode except RDN, where it is -0 (IEEE 754 clause 6.3). */
     T2("fadd.s", ", rne", P0, N0, P0, 0);
     T2("fadd.s", ", rdn", P0, N0, N0, 0);
     T2("fsub.s", ", rne", ONE, ONE, P0, 0);

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Train the 784 -> 128 (ReLU) -> 10 Fashion-MNIST MLP and export it as int8 (rvnpu spec §13.2).
 
-Training follows §13.2: float model in PyTorch, Adam (lr 1e-3), batch 128, 5 epochs, pixels
+Training follows rvnpu spec §13.2: float model in PyTorch, Adam (lr 1e-3), batch 128, 5 epochs, pixels
 scaled to [0, 1]. Then post-training symmetric per-layer quantisation with half-to-even
 rounding (torch.round):
 

@@ -715,8 +715,8 @@ static int demo_pccx(const demo *d)
            "KV heads of %u, FFN %u, INT4 weights with per-row scales)\n", d->file, dm->n_layers,
            dm->dim, dm->n_heads, dm->n_kv_heads, dm->head_dim, dm->ffn);
     printf("  every layer (RMSNorm, QKV GEMVs, RoPE, attention over a KV cache in host DDR with "
-           "the §8.1 softmax, FFN with GELU) and the LM head run as pccx instructions; the host "
-           "looks up embeddings and picks the greedy byte\n");
+           "the pccx spec §8.1 softmax, FFN with GELU) and the LM head run as pccx instructions; "
+           "the host looks up embeddings and picks the greedy byte\n");
     pccx_t *px = NULL;
     pccx_config_t cfg = {.ext = 1, .host_ddr_bytes = 4u << 20};
     llm_ctx *c = malloc(sizeof *c);

@@ -369,7 +369,7 @@ static void test_examples(void)
         {0x43700000, 2, 0, 0, 0x5C},   {0x47600000, 2, 0, 0, 0x7B}, /* 240, 57344 */
         {0x47700000, 2, 0, 0, 0x7C},   {0x47700000, 2, 0, 1, 0x7B}, /* 61440 */
         {0x37800000, 2, 0, 0, 0x01},                                /* 2^-16 */
-        /* directed modes on overflow (§5.6.6): RTZ gives max, floor of -big gives -inf/NaN */
+        /* directed modes on overflow (opennpu §5.6.6): RTZ gives max, floor of -big gives -inf/NaN */
         {0x47800000, 2, 1, 0, 0x7B},   {0xC7800000, 2, 2, 0, 0xFC}, {0x47800000, 2, 2, 0, 0x7B},
         {0x44000000, 1, 1, 0, 0x7E},   {0x44000000, 1, 3, 0, 0x7F}, {0xC4000000, 1, 3, 0, 0xFE},
         /* infinities */

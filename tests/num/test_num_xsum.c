@@ -125,7 +125,7 @@ static void test_xdot(void)
     const uint8_t ones[2] = {0x11, 0x11};
     NPK_CHECK(npk_xdot_prepare(tie, 4, ad) == 0);
     NPK_CHECK_EQ_U64(npk_xdot_bf16_i4_exact(tie, ones, 4), 0x3F808001);
-    /* zero signs (§3.3): (-0, -0) . (1, 1) = -0 (every product -0); (-0, +0) . (1, 1) = +0 */
+    /* zero signs (pccx §3.3): (-0, -0) . (1, 1) = -0 (every product -0); (-0, +0) . (1, 1) = +0 */
     const uint16_t nz[2] = {0x8000, 0x8000}, mz[2] = {0x8000, 0x0000};
     NPK_CHECK(npk_xdot_prepare(nz, 2, ad) == 1);
     NPK_CHECK_EQ_U64(npk_xdot_bf16_i4_fast(ad, ones, 2), 0x80000000);
