@@ -4,7 +4,8 @@
 set(errors "")
 file(STRINGS ${ROOT}/CITATION.cff cff_version REGEX "^version:")
 if(NOT cff_version STREQUAL "version: ${VERSION}")
-  string(APPEND errors "CITATION.cff: '${cff_version}', want 'version: ${VERSION}' (CMakeLists.txt)\n")
+  string(APPEND errors
+         "CITATION.cff: '${cff_version}', want 'version: ${VERSION}' (CMakeLists.txt)\n")
 endif()
 file(STRINGS ${ROOT}/CITATION.cff cff REGEX "^cff-version: 1\\.2\\.0$")
 if(NOT cff)

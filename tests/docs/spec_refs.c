@@ -288,7 +288,7 @@ static const char *line_start(const source *src, const char *at)
     return at;
 }
 
-/* Check one cited label (at, n) against the spec of target t (or the named target). */
+/* Check one cited label (at, n) against the spec of target t; t < 0: no target was found. */
 static void check_label(const source *src, const char *cite, const char *at, size_t n, int t)
 {
     size_t line, col;
@@ -322,7 +322,10 @@ static size_t dash(const char *s)
     return 0;
 }
 
-static int is_section_sign(const char *s) { return (unsigned char)s[0] == 0xC2 && (unsigned char)s[1] == 0xA7; }
+static int is_section_sign(const char *s)
+{
+    return (unsigned char)s[0] == 0xC2 && (unsigned char)s[1] == 0xA7;
+}
 
 /* "§X", "§X-Y", "§X–§Y": returns the end of what it consumed. */
 static const char *check_section_sign(const source *src, const char *p)
@@ -340,9 +343,9 @@ static const char *check_section_sign(const source *src, const char *p)
     if (!n) {
         size_t line, col;
         line_col(src, cite, &line, &col);
-        error_at(src->ck, src->rel, line, col, "'\xC2\xA7' is not followed by a section number (write "
-                 "'<target> spec \xC2\xA7N.M'; other documents' sections are not written with "
-                 "'\xC2\xA7')");
+        error_at(src->ck, src->rel, line, col,
+                 "'\xC2\xA7' is not followed by a section number (write '<target> spec "
+                 "\xC2\xA7N.M'; other documents' sections are not written with '\xC2\xA7')");
         return p;
     }
     check_label(src, cite, p, n, t);
@@ -414,8 +417,8 @@ static void check_source(const source *src)
         if (strncmp(p, "shared/spec", 11) == 0) {
             size_t line, col;
             line_col(src, p, &line, &col);
-            error_at(src->ck, src->rel, line, col, "'shared/spec' is not part of the repository: cite "
-                     "docs/spec/<target>.md");
+            error_at(src->ck, src->rel, line, col,
+                     "'shared/spec' is not part of the repository: cite docs/spec/<target>.md");
             p += 11;
             continue;
         }
