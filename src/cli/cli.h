@@ -79,6 +79,9 @@ void npk_describe_no_target(const uint8_t *data, size_t size, const char *path, 
 /* Create the machine for -t/--config, printing the error on failure. */
 npk_machine *npk_cli_machine(const char *prog, const char *target, const char *config);
 
+/* The name of the i-th subcommand (main.c's table), NULL past the last. */
+const char *npk_cli_command(size_t i);
+
 /* List of known targets as "a, b, c". */
 void npk_target_list(char *buf, size_t n);
 

@@ -16,6 +16,11 @@ static const struct {
     {"compile", npk_cmd_compile, "compile an MLP training step into a tinytpu control stream"},
 };
 
+const char *npk_cli_command(size_t i)
+{
+    return i < sizeof commands / sizeof commands[0] ? commands[i].name : NULL;
+}
+
 static void usage(FILE *f)
 {
     char list[256];

@@ -101,8 +101,7 @@ static npk_status parse_list(npk_config *c, const char *s, char *err, size_t err
 npk_status npk_config_parse(npk_config *c, const char *a, const char *b, char *err,
                             size_t err_size)
 {
-    c->items = NULL;
-    c->n = 0;
+    memset(c, 0, sizeof *c);
     npk_status st = parse_list(c, a, err, err_size);
     if (st == NPK_OK)
         st = parse_list(c, b, err, err_size);
@@ -120,10 +119,33 @@ void npk_config_free(npk_config *c)
     free(c->items);
     c->items = NULL;
     c->n = 0;
+    for (size_t i = 0; i < c->n_taken; i++)
+        free(c->taken[i]);
+    free(c->taken);
+    c->taken = NULL;
+    c->n_taken = 0;
+}
+
+static void record_key(npk_config *c, const char *key)
+{
+    for (size_t i = 0; i < c->n_taken; i++)
+        if (strcasecmp(c->taken[i], key) == 0)
+            return;
+    char **t = realloc(c->taken, (c->n_taken + 1) * sizeof *t);
+    char *k = t ? strdup(key) : NULL;
+    if (t)
+        c->taken = t;
+    if (!k) {
+        c->record_failed = 1;
+        return;
+    }
+    c->taken[c->n_taken++] = k;
 }
 
 const char *npk_config_take(npk_config *c, const char *key)
 {
+    if (c->record)
+        record_key(c, key);
     for (size_t i = 0; i < c->n; i++) {
         if (strcasecmp(c->items[i].key, key) == 0) {
             c->items[i].used = 1;

@@ -17,6 +17,12 @@ typedef struct npk_config_item {
 typedef struct npk_config {
     npk_config_item *items;
     size_t n;
+    /* When `record` is set, every key looked up (npk_config_take and the typed lookups built
+     * on it) is remembered in `taken`, so the keys a target accepts can be listed by creating
+     * it once (npk_target_setting_names); `record_failed` says a key was lost (no memory). */
+    int record, record_failed;
+    char **taken;
+    size_t n_taken;
 } npk_config;
 
 /* Parse one or two comma-separated lists (either may be NULL or empty). A later setting of a

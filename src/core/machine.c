@@ -153,8 +153,11 @@ npk_status npk_create(npk_machine **out, const char *spec, const char *config, c
     return npk_create_for(out, t, colon ? colon + 1 : NULL, config, err, err_size);
 }
 
-npk_status npk_create_for(npk_machine **out, const npk_target *t, const char *settings,
-                          const char *config, char *err, size_t err_size)
+/* npk_create_for; with `keys`, the keys create() looked up are handed back there (a
+ * malloc'd array of malloc'd names) instead of being freed. */
+static npk_status create_machine(npk_machine **out, const npk_target *t, const char *settings,
+                                 const char *config, char *err, size_t err_size,
+                                 npk_config *keys)
 {
     *out = NULL;
     npk_machine *m = calloc(1, sizeof *m);
@@ -175,7 +178,16 @@ npk_status npk_create_for(npk_machine **out, const npk_target *t, const char *se
     npk_status st = npk_config_parse(&cfg, settings, config, m->error,
                                      sizeof m->error);
     if (st == NPK_OK) {
+        cfg.record = keys != NULL;
         st = t->create(m, &cfg, &m->state);
+        if (keys && st == NPK_OK && cfg.record_failed)
+            st = NPK_ERR_NOMEM;
+        if (keys && st == NPK_OK) {
+            keys->taken = cfg.taken;
+            keys->n_taken = cfg.n_taken;
+            cfg.taken = NULL;
+            cfg.n_taken = 0;
+        }
         npk_config_free(&cfg);
     }
     if (st != NPK_OK) {
@@ -186,6 +198,57 @@ npk_status npk_create_for(npk_machine **out, const npk_target *t, const char *se
     m->error[0] = '\0';
     *out = m;
     return NPK_OK;
+}
+
+npk_status npk_create_for(npk_machine **out, const npk_target *t, const char *settings,
+                          const char *config, char *err, size_t err_size)
+{
+    return create_machine(out, t, settings, config, err, err_size, NULL);
+}
+
+npk_status npk_target_setting_names(const char *target, char **out, char *err, size_t err_size)
+{
+    *out = NULL;
+    const npk_target *t = target ? npk_target_find(target) : NULL;
+    if (!t) {
+        char list[256];
+        target_list(list, sizeof list);
+        set_err(err, err_size, "unknown target '%s' (known: %s)", target ? target : "",
+                list);
+        return NPK_ERR_ARG;
+    }
+    npk_machine *m;
+    npk_config keys;
+    memset(&keys, 0, sizeof keys);
+    npk_status st = create_machine(&m, t, NULL, NULL, err, err_size, &keys);
+    if (st != NPK_OK)
+        return st;
+    npk_destroy(m);
+    /* the presets as they are, then "key=" for every key but the presets' own */
+    size_t n = (t->presets ? strlen(t->presets) : 0) + 2;
+    for (size_t i = 0; i < keys.n_taken; i++)
+        n += strlen(keys.taken[i]) + 2;
+    char *s = malloc(n), *p = s;
+    if (s) {
+        for (const char *w = t->presets; w && *w;) {
+            size_t len = strcspn(w, " ");
+            memcpy(p, w, len);
+            p += len;
+            *p++ = '\n';
+            w += len;
+            w += strspn(w, " ");
+        }
+        for (size_t i = 0; i < keys.n_taken; i++)
+            if (strcmp(keys.taken[i], "preset") != 0)
+                p += sprintf(p, "%s=\n", keys.taken[i]);
+        *p = '\0';
+    } else {
+        set_err(err, err_size, "out of memory");
+        st = NPK_ERR_NOMEM;
+    }
+    npk_config_free(&keys);
+    *out = s;
+    return st;
 }
 
 void npk_destroy(npk_machine *m)

@@ -32,6 +32,12 @@ struct npk_machine {
 npk_status npk_create_for(npk_machine **out, const npk_target *t, const char *settings,
                           const char *config, char *err, size_t err_size);
 
+/* The settings a target accepts, one per line: its presets (bare words, as in "opennpu:top"),
+ * then "KEY=" for every key its create() looks up, found by creating it once with no
+ * settings; for `npukit info --list settings` and the shell completion. *out is malloc'd. */
+npk_status npk_target_setting_names(const char *target, char **out, char *err,
+                                    size_t err_size);
+
 /* Registry (registry.c). */
 const npk_target *npk_target_find(const char *name);
 

@@ -23,6 +23,9 @@ typedef struct npk_target {
     const char *name;
     const char *summary;
     const char *config_help;      /* keys, legal values, presets */
+    const char *presets;          /* the bare words create() accepts as settings, separated
+                                     by spaces ("test top"), or NULL; the keys are found by
+                                     creating the target (npk_target_setting_names) */
     unsigned insn_bytes;          /* bytes per instruction word */
     uint16_t elf_machine;         /* e_machine accepted by the ELF loader; 0 = no ELF */
     unsigned addr_bits;           /* width of program addresses (the pc): every word of a

@@ -306,6 +306,7 @@ const npk_target npk_target_opennpu = {
         "  K=4..64       lanes per register and MMA side, a power of two (default 8)\n"
         "  mem_size=N    data memory bytes, 1 .. 4G (default 1M)\n"
         "  mem_latency=N LD/ST latency in ticks, 1 .. 65535 (default 1)\n",
+    .presets = "test top",
     .insn_bytes = 4,
     .elf_machine = 0,
     .addr_bits = 32, /* §3.4: addresses are 32-bit */

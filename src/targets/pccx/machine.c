@@ -801,6 +801,7 @@ const npk_target npk_target_pccx = {
         "  gemm_rows=32, gemm_cols=32, gemm_macs_per_pe=2, gemm_latency=68, cvo_cores=2,\n"
         "  cvo_overhead=8, cvo_lat_recip_scale=12, lat_<cvo function> (lat_exp=5, ...)\n"
         "                    timing parameters of spec §11.1 (defaults shown)\n",
+    .presets = "base ext strict hw-compat",
     .insn_bytes = 8,
     .elf_machine = 0,
     .addr_bits = 64, /* program words are pushed, not fetched: no narrower space */
