@@ -31,7 +31,7 @@ static void usage(FILE *f)
             "\n"
             "usage: npukit <command> [options] [file...]\n"
             "       npukit <command> --help\n"
-            "       npukit --version\n"
+            "       npukit --version (or -V)\n"
             "\n"
             "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
