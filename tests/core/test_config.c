@@ -1,4 +1,7 @@
 /* Configuration strings: parsing, overrides, typed lookups, and the messages of rejections. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "core/config.h"
 #include "core/machine.h"
 #include "test.h"
@@ -98,5 +101,34 @@ int main(void)
         NPK_CHECK_EQ_STR(npk_target_of(m), "toy");
         npk_destroy(m);
     }
+    /* Key recording: a lookup notes the key once (case-insensitively), found or not. */
+    NPK_CHECK(npk_config_parse(&c, "a=1", NULL, err, sizeof err) == NPK_OK);
+    c.record = 1;
+    npk_config_take(&c, "a");
+    npk_config_take(&c, "missing");
+    npk_config_take(&c, "A");
+    NPK_CHECK_EQ_U64(c.n_taken, 2);
+    NPK_CHECK_EQ_STR(c.taken[0], "a");
+    NPK_CHECK_EQ_STR(c.taken[1], "missing");
+    npk_config_free(&c);
+    NPK_CHECK(c.taken == NULL && c.n_taken == 0);
+
+    /* The settings a target accepts, as its create() reads them: presets first, then KEY=. */
+    char *names;
+    NPK_CHECK(npk_target_setting_names("toy", &names, err, sizeof err) == NPK_OK);
+    NPK_CHECK_EQ_STR(names, "mem=\n");
+    free(names);
+    NPK_CHECK(npk_target_setting_names("opennpu", &names, err, sizeof err) == NPK_OK);
+    NPK_CHECK_EQ_STR(names, "test\ntop\nN=\nL=\nK=\nmem_size=\nmem_latency=\n");
+    free(names);
+    NPK_CHECK(npk_target_setting_names("pccx", &names, err, sizeof err) == NPK_OK);
+    const char *head = "base\next\nstrict\nhw-compat\next=\nmode=\nhost_ddr_bytes=\n";
+    NPK_CHECK(strncmp(names, head, strlen(head)) == 0);
+    NPK_CHECK_CONTAINS(names, "\nlat_exp=\n"); /* built in a loop over the CVO functions */
+    NPK_CHECK(strstr(names, "preset") == NULL);
+    free(names);
+    NPK_CHECK(npk_target_setting_names("nosuch", &names, err, sizeof err) == NPK_ERR_ARG &&
+              !names);
+    NPK_CHECK_CONTAINS(err, "unknown target 'nosuch' (known: toy");
     return npk_test_done();
 }
