@@ -54,6 +54,7 @@ bench: build
 	$(CMAKE) --build $(BUILD) -j $(JOBS) --target npk_benches
 	$(BUILD)/bench/num/bench_num
 	$(BUILD)/bench/asm/bench_asm_labels
+	$(BUILD)/bench/core/bench_step
 	$(BUILD)/bench/rvnpu/bench_rvnpu
 	$(BUILD)/bench/opennpu/bench_opennpu
 	$(BUILD)/bench/tinytpu/bench_tinytpu

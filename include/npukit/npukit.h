@@ -126,7 +126,15 @@ npk_status npk_load_file(npk_machine *m, const char *path, FILE *diag);
 /* Run until the program stops or `max_insns` more instructions have retired
  * (0 = unlimited). Returns NPK_OK when the run itself worked (see stop->reason). */
 npk_status npk_run(npk_machine *m, uint64_t max_insns, npk_stop *stop);
-/* Execute exactly one instruction. */
+/* Execute exactly one instruction: on return one more instruction has retired, or the program
+ * stopped. stop->reason is NPK_STOP_NONE while the program can go on (stop->pc is then the
+ * next instruction's address and the message is empty), else NPK_STOP_EXIT or NPK_STOP_FAULT
+ * as npk_run would report them; stepping never gives NPK_STOP_BUDGET. A trap the program
+ * handles itself (rvnpu: entry into its mtvec handler) is not a retirement: that step goes
+ * on to retire the handler's first instruction. A loop of npk_step reaches the same state
+ * and instruction count as one npk_run, and costs tens of nanoseconds a step with the
+ * observers off (bench/core/bench_step); observers (trace, statistics, timeline) see every
+ * stepped instruction. */
 npk_status npk_step(npk_machine *m, npk_stop *stop);
 
 /* ---- backdoor access ---------------------------------------------------------------------- */

@@ -548,9 +548,29 @@ npk_status npk_run(npk_machine *m, uint64_t max_insns, npk_stop *stop)
     return m->target->run(m, m->state, max_insns, stop);
 }
 
+/* Called once per instruction by embedding loops: it clears only what a stop record needs (not
+ * its 512-byte message) and leaves the budget message out. */
 npk_status npk_step(npk_machine *m, npk_stop *stop)
 {
-    return npk_run(m, 1, stop);
+    stop->reason = NPK_STOP_NONE;
+    stop->exit_code = 0;
+    stop->pc = 0;
+    memset(stop->insn, 0, sizeof stop->insn);
+    stop->insn_bits = 0;
+    stop->message[0] = '\0';
+    m->error[0] = '\0';
+    if (!m->loaded)
+        return npk_fail(m, NPK_ERR_STATE, "%s: nothing loaded to run", m->target->name);
+    if (m->target->step)
+        return m->target->step(m, m->state, stop);
+    npk_status st = m->target->run(m, m->state, 1, stop);
+    if (st == NPK_OK && stop->reason == NPK_STOP_BUDGET) {
+        stop->reason = NPK_STOP_NONE; /* one instruction retired, as asked: not a stop */
+        stop->message[0] = '\0';
+        memset(stop->insn, 0, sizeof stop->insn);
+        stop->insn_bits = 0;
+    }
+    return st;
 }
 
 /* ---- backdoor ---------------------------------------------------------------------------- */

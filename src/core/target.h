@@ -60,6 +60,12 @@ typedef struct npk_target {
     /* Run until stop or until max_insns (0 = unlimited) retire. The target picks its fast
      * loop when npk_obs_active() is false. */
     npk_status (*run)(npk_machine *m, void *state, uint64_t max_insns, npk_stop *stop);
+    /* Retire one instruction (npk_step). `stop` arrives cleared (reason NPK_STOP_NONE, empty
+     * message); the hook sets stop->pc to the next instruction's address and leaves the reason
+     * NONE unless the program stopped. It is called in an embedding's loop, so it must be
+     * cheap: no budget message, no flush unless the guest wrote output. May be NULL: the core
+     * then runs one instruction with run() and turns its budget stop into NPK_STOP_NONE. */
+    npk_status (*step)(npk_machine *m, void *state, npk_stop *stop);
 
     npk_status (*disasm)(npk_machine *m, void *state, const uint8_t *bytes, uint64_t pc,
                          char *out, size_t n);

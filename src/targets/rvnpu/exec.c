@@ -69,8 +69,10 @@ static uint8_t dev_read8(rvnpu_state *s, uint32_t a)
 static void dev_write8(rvnpu_state *s, uint32_t a, uint8_t v)
 {
     if (a - RVNPU_UART_BASE < RVNPU_UART_SIZE) {
-        if (a == RVNPU_UART_BASE)
+        if (a == RVNPU_UART_BASE) {
             fputc(v, npk_guest_out(s->m));
+            s->guest_wrote = 1;
+        }
     } else {
         rvnpu_npu_reg_write(&s->npu, a - RVNPU_NPUREG_BASE, v);
     }
@@ -725,19 +727,57 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
     return stop->reason != NPK_STOP_NONE;
 }
 
+/* Before the first instruction of a program: find the tohost word (§11.8). */
+static void watch_tohost(npk_machine *m, rvnpu_state *s)
+{
+    uint64_t v;
+    s->tohost_checked = 1;
+    s->has_tohost = npk_symbol(m, "tohost", &v) == NPK_OK && rvnpu_mapped(s, (uint32_t)v, 4) &&
+                    (uint32_t)v - RVNPU_RAM_BASE < s->ram_size;
+    s->tohost = (uint32_t)v;
+    s->tohost_hit = 0;
+    if (s->has_tohost) /* stores to its page take the slow path, which watches it */
+        s->code_pages[(s->tohost - RVNPU_RAM_BASE) / RVNPU_PAGE] |= RVNPU_PAGE_WATCH;
+}
+
+/* The end of a run or step that stopped the program: guest files closed, output flushed. */
+static void finish(npk_machine *m, rvnpu_state *s, const npk_stop *stop)
+{
+    if (stop->reason == NPK_STOP_EXIT || stop->reason == NPK_STOP_FAULT)
+        rvnpu_files_close(s);
+    fflush(npk_guest_out(m));
+    fflush(npk_guest_err(m));
+    s->guest_wrote = 0;
+}
+
+/* npk_step: the observed loop or exec_one() for one retirement, and none of a run's end
+ * work (budget message, flushes) unless the program stopped or wrote output. */
+npk_status rvnpu_step(npk_machine *m, void *state, npk_stop *stop)
+{
+    rvnpu_state *s = state;
+    if (!s->tohost_checked)
+        watch_tohost(m, s);
+    uint64_t done;
+    int stopped = npk_obs_active(npk_observers(m)) ? run_observed(m, s, 1, &done, stop)
+                                                   : run_steps(m, s, 1, &done, stop);
+    if (stopped || stop->reason != NPK_STOP_NONE) {
+        finish(m, s, stop);
+        return NPK_OK;
+    }
+    stop->pc = s->pc;
+    if (s->guest_wrote) {
+        fflush(npk_guest_out(m));
+        fflush(npk_guest_err(m));
+        s->guest_wrote = 0;
+    }
+    return NPK_OK;
+}
+
 npk_status rvnpu_run(npk_machine *m, void *state, uint64_t max_insns, npk_stop *stop)
 {
     rvnpu_state *s = state;
-    if (!s->tohost_checked) {
-        uint64_t v;
-        s->tohost_checked = 1;
-        s->has_tohost = npk_symbol(m, "tohost", &v) == NPK_OK && rvnpu_mapped(s, (uint32_t)v, 4) &&
-                        (uint32_t)v - RVNPU_RAM_BASE < s->ram_size;
-        s->tohost = (uint32_t)v;
-        s->tohost_hit = 0;
-        if (s->has_tohost) /* stores to its page take the slow path, which watches it */
-            s->code_pages[(s->tohost - RVNPU_RAM_BASE) / RVNPU_PAGE] |= RVNPU_PAGE_WATCH;
-    }
+    if (!s->tohost_checked)
+        watch_tohost(m, s);
     uint64_t done = 0;
     int stopped = npk_obs_active(npk_observers(m)) ? run_observed(m, s, max_insns, &done, stop)
                                                    : run_fast(m, s, max_insns, &done, stop);
@@ -748,9 +788,6 @@ npk_status rvnpu_run(npk_machine *m, void *state, uint64_t max_insns, npk_stop *
                      "instruction budget reached after %llu instructions; next: %s",
                      (unsigned long long)s->retired, where);
     }
-    if (stop->reason == NPK_STOP_EXIT || stop->reason == NPK_STOP_FAULT)
-        rvnpu_files_close(s);
-    fflush(npk_guest_out(m));
-    fflush(npk_guest_err(m));
+    finish(m, s, stop);
     return NPK_OK;
 }

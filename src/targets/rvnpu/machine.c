@@ -417,6 +417,7 @@ const npk_target npk_target_rvnpu = {
     .poke = rvnpu_poke,
     .assemble = rvnpu_assemble_hook,
     .run = rvnpu_run,
+    .step = rvnpu_step,
     .disasm = rvnpu_disasm_hook,
     .spaces = rvnpu_spaces,
     .space_write = rvnpu_space_write,

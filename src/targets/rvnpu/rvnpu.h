@@ -150,6 +150,7 @@ typedef struct rvnpu_state {
     int tohost_checked, has_tohost, tohost_hit;
     uint32_t tohost;
     int host_fd[RVNPU_MAX_FILES];    /* guest fd 3+i -> host fd, -1 free */
+    int guest_wrote;                 /* the UART or write(1|2) wrote since the last flush */
     /* timing model state (observed runs only) */
     uint64_t next_issue, ready[64];
     /* per op, computed once at creation for the observed loop: timing unit, and whether a
@@ -182,5 +183,6 @@ void rvnpu_timing(rvnpu_state *s, const rvnpu_decoded *d, int taken, uint32_t el
                   uint64_t *start, uint64_t *end, uint64_t *stalls);
 
 npk_status rvnpu_run(npk_machine *m, void *state, uint64_t max_insns, npk_stop *stop);
+npk_status rvnpu_step(npk_machine *m, void *state, npk_stop *stop);
 
 #endif

@@ -406,6 +406,7 @@ static int32_t sys_write(rvnpu_state *s, uint32_t fd, uint32_t buf, uint32_t len
     const uint8_t *p = s->ram + off;
     if (fd == 1 || fd == 2) {
         FILE *f = fd == 1 ? npk_guest_out(s->m) : npk_guest_err(s->m);
+        s->guest_wrote = 1;
         if (fd == 2)
             fflush(npk_guest_out(s->m)); /* keep program order on a shared terminal */
         return fwrite(p, 1, len, f) == len ? (int32_t)len : -L_EIO;

@@ -222,3 +222,17 @@ npk_status toy_run(npk_machine *m, void *state, uint64_t max_insns, npk_stop *st
     }
     return NPK_OK;
 }
+
+/* npk_step: one instruction through the same loops, without the budget message. */
+npk_status toy_step(npk_machine *m, void *state, npk_stop *stop)
+{
+    toy_state *s = state;
+    uint64_t done = 0;
+    if (npk_obs_active(npk_observers(m)))
+        run_observed(m, s, 1, &done, stop);
+    else
+        run_fast(m, s, 1, &done, stop);
+    if (stop->reason == NPK_STOP_NONE)
+        stop->pc = s->pc;
+    return NPK_OK;
+}

@@ -174,6 +174,7 @@ const npk_target npk_target_toy = {
     .load_raw = toy_load_raw,
     .assemble = toy_assemble_hook,
     .run = toy_run,
+    .step = toy_step,
     .disasm = toy_disasm_hook,
     .spaces = toy_spaces,
     .space_write = toy_space_write,

@@ -142,5 +142,6 @@ void toy_timing(toy_state *s, const toy_decoded *d, int taken, uint64_t *start, 
                 uint64_t *stalls);
 
 npk_status toy_run(npk_machine *m, void *state, uint64_t max_insns, npk_stop *stop);
+npk_status toy_step(npk_machine *m, void *state, npk_stop *stop);
 
 #endif
