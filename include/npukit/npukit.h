@@ -79,8 +79,13 @@ void npk_set_output(npk_machine *m, FILE *out, FILE *err);
 
 /* ---- loading ---------------------------------------------------------------------------- */
 
-/* Raw image: bytes copied into the target's program space at byte address `addr`. */
+/* Raw image: bytes copied into the target's program space at byte address `addr`. Targets
+ * with fixed-width words refuse an image that is not a whole number of words (NPK_ERR_FORMAT),
+ * except rvnpu, which completes a partial last word with zero bytes (`objcopy -O binary`
+ * output is often odd-sized); npk_raw_pads tells which. */
 npk_status npk_load_raw(npk_machine *m, const void *bytes, size_t n, uint64_t addr);
+/* 1 when npk_load_raw takes an image of any size and pads its last word with zero bytes. */
+int npk_raw_pads(const npk_machine *m);
 /* ELF32 little-endian executable (targets that take ELF). */
 npk_status npk_load_elf(npk_machine *m, const void *bytes, size_t n, const char *name);
 /* Assemble source text with the target's assembler and load the result. `name` is used in
@@ -106,6 +111,40 @@ typedef struct npk_elf_segment {
 #define NPK_ELF_MAX_SEGMENTS 64
 npk_status npk_elf_segments(npk_machine *m, const void *bytes, size_t n, const char *name,
                              npk_elf_segment *seg, size_t max, size_t *n_seg, uint64_t *entry);
+/* The sections and symbols of an ELF32 executable for this machine's target, after the checks
+ * of npk_elf_segments: every section header (index i is sec[i], including the null section
+ * 0) and every defined NOTYPE, OBJECT or FUNC symbol of its symbol tables, in file order.
+ * *sec and *sym are allocated (release both with npk_free); names and bytes point into the
+ * caller's buffer. A file without section headers gives no sections and no symbols: its
+ * program headers (npk_elf_segments) are all there is. */
+typedef struct npk_elf_section {
+    const char *name;      /* from the section name table; "" when there is none */
+    uint64_t addr;         /* sh_addr */
+    const uint8_t *bytes;  /* contents; NULL for SHT_NOBITS (.bss) and empty sections */
+    uint64_t size;         /* sh_size */
+    unsigned index;
+    int alloc;             /* SHF_ALLOC: part of the loaded program */
+    int exec;              /* SHF_ALLOC and SHF_EXECINSTR: holds code */
+} npk_elf_section;
+typedef struct npk_elf_symbol {
+    const char *name;
+    uint64_t value;
+    uint64_t size;
+    unsigned section;      /* st_shndx: the section it is defined in (or SHN_ABS 0xfff1, ...) */
+    int local;             /* STB_LOCAL */
+    int func;              /* STT_FUNC */
+} npk_elf_symbol;
+npk_status npk_elf_sections(npk_machine *m, const void *bytes, size_t n, const char *name,
+                            npk_elf_section **sec, size_t *n_sec, npk_elf_symbol **sym,
+                            size_t *n_sym);
+/* Warnings about an ELF32 executable that loads but may not run as built: on rvnpu, e_flags
+ * saying the code uses compressed instructions (EF_RISCV_RVC) or a double- or quad-float ABI
+ * (spec §11.7). One line per warning in `out`, each ending in '\n' ("" when none), after the
+ * checks of npk_elf_segments (whose failure it returns). npk_load_elf (and npk_load_bytes /
+ * npk_load_file of an ELF) writes the same lines, as "npukit: warning: NAME: ...", to the
+ * machine's error stream (npk_set_output) and loads the file anyway. */
+npk_status npk_elf_warnings(npk_machine *m, const void *bytes, size_t n, const char *name,
+                            char *out, size_t size);
 /* Name of an ELF e_machine value ("RISC-V", "x86-64", ..., "unknown"). */
 const char *npk_elf_machine_name(unsigned e_machine);
 /* Load bytes, choosing by content: ELF magic -> ELF; text -> assembly; else raw. A text with

@@ -395,7 +395,7 @@ npk_status npk_load_raw(npk_machine *m, const void *bytes, size_t n, uint64_t ad
     if (!m->target->load_raw)
         return npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: raw images are not supported",
                         m->target->name);
-    if (m->target->insn_bytes && n % m->target->insn_bytes)
+    if (m->target->insn_bytes && !m->target->raw_pads && n % m->target->insn_bytes)
         return npk_fail(m, NPK_ERR_FORMAT,
                         "%s: raw image is %zu bytes, not a whole number of %u-byte words",
                         m->target->name, n, m->target->insn_bytes);
@@ -408,6 +408,11 @@ npk_status npk_load_raw(npk_machine *m, const void *bytes, size_t n, uint64_t ad
     if (st == NPK_OK)
         m->loaded = 1;
     return st;
+}
+
+int npk_raw_pads(const npk_machine *m)
+{
+    return m->target->raw_pads != 0;
 }
 
 npk_status npk_load_elf(npk_machine *m, const void *bytes, size_t n, const char *name)

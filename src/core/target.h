@@ -27,6 +27,10 @@ typedef struct npk_target {
                                      by spaces ("test top"), or NULL; the keys are found by
                                      creating the target (npk_target_setting_names) */
     unsigned insn_bytes;          /* bytes per instruction word */
+    int raw_pads;                 /* load_raw takes an image of any size and completes a partial
+                                     last word with zero bytes (rvnpu: `objcopy -O binary`
+                                     output); otherwise the core refuses an image that is not
+                                     a whole number of insn_bytes words */
     uint16_t elf_machine;         /* e_machine accepted by the ELF loader; 0 = no ELF */
     unsigned addr_bits;           /* width of program addresses (the pc): every word of a
                                      program lies below 2^addr_bits; 1 .. 64 (0: 64) */
@@ -44,6 +48,10 @@ typedef struct npk_target {
     npk_status (*load_elf_segment)(npk_machine *m, void *state, uint64_t addr,
                                    const uint8_t *bytes, size_t filesz, uint64_t memsz);
     npk_status (*set_entry)(npk_machine *m, void *state, uint64_t pc);
+    /* Warnings about an ELF header's e_flags (rvnpu: compressed instructions, a double-float
+     * ABI): zero or more lines, each ending in '\n', written to out (n > 0; "" for none).
+     * May be NULL. */
+    void (*elf_flags_warnings)(uint32_t e_flags, char *out, size_t n);
     /* Write bytes at a program (bus) address, e.g. over a symbol's storage before the run
      * (npk_write_symbol). Must bounds-check and fail with a message. May be NULL. */
     npk_status (*poke)(npk_machine *m, void *state, uint64_t addr, const uint8_t *bytes,

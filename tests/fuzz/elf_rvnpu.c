@@ -1,5 +1,6 @@
 /* Fuzz the ELF loader with rvnpu machines: npk_elf_segments (with a full and a two-entry
- * segment table), then npk_load_elf, a symbol lookup, the code segments disassembled (the
+ * segment table), npk_elf_sections (every section's bytes and every name inside the file)
+ * and npk_elf_warnings, then npk_load_elf, a symbol lookup, the code segments disassembled (the
  * first FUZZ_DISASM_WORDS of each, fuzz.h) and a 4096-instruction run (observed runs: 256).
  * RAM is the smallest power of two from 64 KiB to 1 MiB (the size the SDK links firmware for)
  * that holds every segment and the entry point: a fresh 1 MiB machine (RAM plus a 4 MiB
@@ -43,6 +44,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 need = end;
         }
     }
+    npk_elf_section *sec;
+    npk_elf_symbol *sym;
+    size_t n_sec, n_sym;
+    if (npk_elf_sections(m, data, size, "fuzz.elf", &sec, &n_sec, &sym, &n_sym) == NPK_OK) {
+        for (size_t i = 0; i < n_sec; i++) {
+            const uint8_t *b = sec[i].bytes;
+            if (b && (b < data || sec[i].size > size || (size_t)(b - data) > size - sec[i].size))
+                fuzz_fail("npk_elf_sections: a section outside the file", NULL);
+            if (sec[i].exec && b)
+                fuzz_disasm_words(m, b, (size_t)sec[i].size, sec[i].addr);
+            if (strlen(sec[i].name) >= size) /* the sanitizers check the read itself */
+                fuzz_fail("npk_elf_sections: a section name longer than the file", NULL);
+        }
+        for (size_t i = 0; i < n_sym; i++)
+            if (strlen(sym[i].name) >= size)
+                fuzz_fail("npk_elf_sections: a symbol name longer than the file", NULL);
+        npk_free(sec);
+        npk_free(sym);
+    }
+    char warn[1024];
+    npk_elf_warnings(m, data, size, "fuzz.elf", warn, sizeof warn);
+    fuzz_check_str(warn, sizeof warn, "npk_elf_warnings");
     if (need > (64u << 10)) {
         npk_destroy(m);
         char spec[40];

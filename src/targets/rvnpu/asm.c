@@ -354,6 +354,7 @@ static const struct {
 typedef struct ra_state {
     uint8_t *wide;
     size_t cap, next;
+    int rev; /* NPU revision: 0 seed, 1 rev2, -1 either (no revision warnings) */
 } ra_state;
 
 static int ra_begin_pass(npk_asm *a)
@@ -470,6 +471,27 @@ static int pseudo(npk_asm *a, npk_cur *c, const char *name, size_t len, uint64_t
     return rc;
 }
 
+/* An NPU mnemonic of the other revision assembles (its word exists), but the machine runs
+ * that word as something else or traps on it: say which, from isa.def's rev column. */
+static void check_rev(npk_asm *a, const npk_mnem *m)
+{
+    const ra_state *u = npk_asm_user(a);
+    const rvnpu_insn_info *in = &rvnpu_insns[m->index];
+    if (!u || u->rev < 0 || in->rev == RVNPU_REV_BOTH ||
+        in->rev == (u->rev ? RVNPU_REV_REV2 : RVNPU_REV_SEED))
+        return;
+    rvnpu_decoded d;
+    char there[96];
+    if (rvnpu_decode(in->match, u->rev, &d, NULL, 0) == 0)
+        snprintf(there, sizeof there, "its word executes as '%s'", rvnpu_mnemonics[d.op]);
+    else
+        snprintf(there, sizeof there, "its word is an illegal instruction (mcause 2)");
+    npk_asm_warning(a, m->at, m->len,
+                    "'%s' is a %s instruction; with isa_rev=%s %s (select isa_rev=%s)",
+                    in->mnemonic, u->rev ? "seed" : "rev2", u->rev ? "rev2" : "seed", there,
+                    u->rev ? "seed" : "rev2");
+}
+
 static int ra_statement(npk_asm *a, npk_cur *c)
 {
     uint64_t pc = npk_asm_pc(a);
@@ -491,6 +513,8 @@ static int ra_statement(npk_asm *a, npk_cur *c)
     int rc = npk_asm_mnemonic(a, c, rvnpu_mnemonics, RVNPU_N_OPS, NULL, 0, &m);
     if (rc == 0)
         rc = ra_encode(a, c, &m, pc, &word);
+    if (rc == 0)
+        check_rev(a, &m);
     if (pc % 4)
         rc = npk_asm_error(a, at, m.len ? m.len : 1,
                            "instruction at unaligned address 0x%" PRIx64 " (use .align 2)", pc);
@@ -607,23 +631,29 @@ const npk_asm_target *rvnpu_asm_target(void)
 int rvnpu_assemble(const char *source, size_t len, const char *name, FILE *diag,
                    npk_asm_result **out)
 {
+    return rvnpu_assemble_rev(source, len, name, diag, -1, out);
+}
+
+int rvnpu_assemble_rev(const char *source, size_t len, const char *name, FILE *diag, int rev,
+                       npk_asm_result **out)
+{
     npk_asm_opts o = {0};
     o.diag = diag;
-    ra_state st = {NULL, 0, 0};
+    ra_state st = {NULL, 0, 0, rev};
     npk_asm_result *r = npk_asm_run(&ra_target, &st, source, len, name, &o);
     free(st.wide);
     return npk_asm_result_check(r, name, diag, out);
 }
 
 npk_status rvnpu_assemble_image(npk_machine *m, const char *source, const char *name,
-                                FILE *diag, uint8_t **image, size_t *size)
+                                FILE *diag, int rev2, uint8_t **image, size_t *size)
 {
     *image = NULL;
     *size = 0;
     if (!source)
         return npk_fail(m, NPK_ERR_ARG, "no assembly source");
     npk_asm_result *r;
-    int errors = rvnpu_assemble(source, strlen(source), name, diag, &r);
+    int errors = rvnpu_assemble_rev(source, strlen(source), name, diag, rev2 != 0, &r);
     return npk_target_asm_image(m, errors, r, name, 4, image, size);
 }
 

@@ -17,11 +17,15 @@ const npk_asm_target *rvnpu_asm_target(void);
  * Returns 0 and *out, or the number of errors (1 when out of memory) and *out = NULL. */
 int rvnpu_assemble(const char *source, size_t len, const char *name, FILE *diag,
                    npk_asm_result **out);
+/* The same for the NPU revision `rev` (0 seed, 1 rev2, -1 either): an NPU mnemonic of the
+ * other revision is a warning naming what its word does in this one (isa.def's rev column). */
+int rvnpu_assemble_rev(const char *source, size_t len, const char *name, FILE *diag, int rev,
+                       npk_asm_result **out);
 
-/* For the machine: assemble, add the symbols to m and return a malloc'ed image for
- * 0x8000_0000. NPK_ERR_FORMAT (message on m) when the source has errors. */
+/* For the machine: assemble for revision `rev2`, add the symbols to m and return a malloc'ed
+ * image for 0x8000_0000. NPK_ERR_FORMAT (message on m) when the source has errors. */
 npk_status rvnpu_assemble_image(npk_machine *m, const char *source, const char *name,
-                                FILE *diag, uint8_t **image, size_t *size);
+                                FILE *diag, int rev2, uint8_t **image, size_t *size);
 
 /* One word as text, fetched from `pc`, for the revision (rev2 = 0: seed): standard syntax
  * with ABI names and absolute branch targets for a legal word in its canonical encoding;

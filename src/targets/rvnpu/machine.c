@@ -246,6 +246,11 @@ static npk_status rvnpu_load_raw(npk_machine *m, void *state, const uint8_t *byt
     if (st != NPK_OK)
         return st;
     memcpy(s->ram + off, bytes, n);
+    /* an image that ends mid-word (`objcopy -O binary` drops trailing zero bytes) is
+     * completed with zero bytes: the load is as if they were there */
+    size_t pad = (4 - (off + n) % 4) % 4;
+    if (off + n + pad <= s->ram_size)
+        memset(s->ram + off + n, 0, pad);
     s->brk0 = (uint32_t)(RVNPU_RAM_BASE + ((off + n + 15) & ~15ull));
     s->entry = RVNPU_RAM_BASE;
     s->loading = 0;
@@ -291,6 +296,31 @@ static npk_status rvnpu_set_entry(npk_machine *m, void *state, uint64_t pc)
                         (unsigned long long)RVNPU_RAM_BASE + s->ram_size - 1);
     s->entry = (uint32_t)pc;
     return rvnpu_reset(m, s);
+}
+
+/* RISC-V e_flags (psABI): EF_RISCV_RVC, and the float ABI in bits 2:1. The loader does not
+ * enforce them (§11.7), but code built for them is not code this core runs as meant. */
+enum { EF_RISCV_RVC = 0x1, EF_RISCV_FLOAT_ABI = 0x6, EF_RISCV_FLOAT_ABI_DOUBLE = 0x4,
+       EF_RISCV_FLOAT_ABI_QUAD = 0x6 };
+
+static void rvnpu_elf_flags_warnings(uint32_t flags, char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    if (flags & EF_RISCV_RVC) {
+        int w = snprintf(out, n, "e_flags 0x%x: EF_RISCV_RVC: the code may use compressed "
+                         "(16-bit) instructions, which rvnpu does not have (spec §11.1: they are "
+                         "illegal instructions); build with -march=rv32imf\n", flags);
+        used = w > 0 && (size_t)w < n ? (size_t)w : n - 1;
+    }
+    unsigned abi = flags & EF_RISCV_FLOAT_ABI;
+    if (abi == EF_RISCV_FLOAT_ABI_DOUBLE || abi == EF_RISCV_FLOAT_ABI_QUAD)
+        snprintf(out + used, n - used, "e_flags 0x%x: %s-float ABI (ilp32%c): the code expects "
+                 "%s-precision floating-point registers, and rvnpu has only F (single "
+                 "precision); build with -mabi=ilp32f or ilp32\n", flags,
+                 abi == EF_RISCV_FLOAT_ABI_DOUBLE ? "double" : "quad",
+                 abi == EF_RISCV_FLOAT_ABI_DOUBLE ? 'd' : 'q',
+                 abi == EF_RISCV_FLOAT_ABI_DOUBLE ? "double" : "quad");
 }
 
 static npk_status rvnpu_poke(npk_machine *m, void *state, uint64_t addr, const uint8_t *bytes,
@@ -387,8 +417,8 @@ static npk_status rvnpu_assemble_hook(npk_machine *m, void *state, const char *s
                                       const char *name, FILE *diag, uint8_t **image,
                                       size_t *size)
 {
-    (void)state;
-    return rvnpu_assemble_image(m, source, name, diag, image, size);
+    return rvnpu_assemble_image(m, source, name, diag, ((rvnpu_state *)state)->rev2, image,
+                                size);
 }
 
 const npk_target npk_target_rvnpu = {
@@ -406,6 +436,7 @@ const npk_target npk_target_rvnpu = {
         "  lat_npu_elem, lat_fnpu_elem  extra cycles per NPU vector element; lat_taken\n"
         "                      bubble after a taken branch or jump\n",
     .insn_bytes = 4,
+    .raw_pads = 1,
     .elf_machine = 243,
     .addr_bits = 32, /* RV32 */
     .create = rvnpu_create,
@@ -414,6 +445,7 @@ const npk_target npk_target_rvnpu = {
     .load_raw = rvnpu_load_raw,
     .load_elf_segment = rvnpu_load_segment,
     .set_entry = rvnpu_set_entry,
+    .elf_flags_warnings = rvnpu_elf_flags_warnings,
     .poke = rvnpu_poke,
     .assemble = rvnpu_assemble_hook,
     .run = rvnpu_run,
