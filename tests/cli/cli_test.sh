@@ -267,7 +267,7 @@ if [ -f "$FW/hello.elf" ]; then
   expect 0 "hello from rvnpu firmware (write)" -- "$NPK" run -t rvnpu "$FW/hello.elf"
   expect 0 "hello from rvnpu firmware (write)" -- "$NPK" run "$FW/hello.elf"
   expect 0 "80000000:  80100137  lui sp, 0x80100" -- "$NPK" disasm "$FW/hello.elf"
-  expect 0 "; segment at 0x80000000" -- "$NPK" disasm -t rvnpu "$FW/hello.elf"
+  expect 0 "; section .text at 0x80000000" -- "$NPK" disasm -t rvnpu "$FW/hello.elf"
   n=$(stat -c %s "$FW/hello.elf")
   "$NPK" disasm "$FW/hello.elf" | tail -1 | grep -q "\.byte\|  [a-z]" && ok || bad "disasm of an ELF shows no last line"
   head -c 100 "$FW/hello.elf" >"$T/trunc2.elf"
