@@ -1,11 +1,13 @@
 /* npk_step as an embedding's loop uses it: every step that leaves the program runnable says
  * NPK_STOP_NONE (with the next pc and no message), the last one the real stop, and the loop
  * ends in the same state and instruction count as one npk_run of the same program. Checked on
- * toy (hand-encoded words) and rvnpu (assembled), with the observers off and on. */
+ * toy (hand-encoded words) and rvnpu (assembled), with the observers off and on, and on a
+ * counting target without a step hook (the core's fallback through run). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/machine.h"
 #include "npukit/npukit.h"
 #include "test.h"
 
@@ -195,8 +197,74 @@ static void step_output(void)
     free(buf);
 }
 
+/* A target without a step hook: a program of 5 instructions that counts them, exits after
+ * the fifth, and stops for a budget like the real targets. */
+typedef struct counter {
+    uint64_t done;
+} counter;
+
+static npk_status counter_create(npk_machine *m, const npk_config *c, void **st)
+{
+    (void)m;
+    (void)c;
+    *st = calloc(1, sizeof(counter));
+    return *st ? NPK_OK : NPK_ERR_NOMEM;
+}
+
+static npk_status counter_load(npk_machine *m, void *st, const uint8_t *b, size_t n,
+                               uint64_t addr)
+{
+    (void)m, (void)b, (void)n, (void)addr;
+    ((counter *)st)->done = 0;
+    return NPK_OK;
+}
+
+static npk_status counter_run(npk_machine *m, void *st, uint64_t max, npk_stop *stop)
+{
+    counter *c = st;
+    (void)m;
+    for (uint64_t n = 0; !max || n < max; n++)
+        if (++c->done == 5) {
+            npk_stop_set(stop, NPK_STOP_EXIT, 4 * c->done, "exit after %llu",
+                         (unsigned long long)c->done);
+            stop->exit_code = 42;
+            return NPK_OK;
+        }
+    npk_stop_set(stop, NPK_STOP_BUDGET, 4 * c->done, "budget: next 0x%llx",
+                 (unsigned long long)(4 * c->done));
+    stop->insn_bits = 32;
+    return NPK_OK;
+}
+
+static void step_fallback(void)
+{
+    static const npk_target t = {.name = "counter", .summary = "npk_step fallback",
+                                 .insn_bytes = 4, .create = counter_create,
+                                 .destroy = free, .load_raw = counter_load,
+                                 .run = counter_run};
+    npk_machine *m;
+    char err[128];
+    if (npk_create_for(&m, &t, NULL, NULL, err, sizeof err) != NPK_OK) {
+        NPK_REPORT(0, "counter target: %s\n", err);
+        return;
+    }
+    NPK_CHECK(npk_load_raw(m, "\0\0\0\0", 4, 0) == NPK_OK);
+    npk_stop stop;
+    for (unsigned i = 1; i < 5; i++) {
+        NPK_CHECK(npk_step(m, &stop) == NPK_OK);
+        NPK_REPORT(stop.reason == NPK_STOP_NONE && stop.message[0] == '\0' &&
+                       stop.insn_bits == 0 && stop.pc == 4 * i,
+                   "fallback step %u: reason %d, pc 0x%llx, message '%s'\n", i,
+                   (int)stop.reason, (unsigned long long)stop.pc, stop.message);
+    }
+    NPK_CHECK(npk_step(m, &stop) == NPK_OK && stop.reason == NPK_STOP_EXIT &&
+              stop.exit_code == 42);
+    npk_destroy(m);
+}
+
 int main(void)
 {
+    step_fallback();
     step_vs_run("toy", 0, 18, 15);
     step_vs_run("toy", 1, 18, 15);
     step_vs_run("rvnpu", 0, 42, 155);
