@@ -171,9 +171,9 @@ npk_status npk_run(npk_machine *m, uint64_t max_insns, npk_stop *stop);
  * as npk_run would report them; stepping never gives NPK_STOP_BUDGET. A trap the program
  * handles itself (rvnpu: entry into its mtvec handler) is not a retirement: that step goes
  * on to retire the handler's first instruction. A loop of npk_step reaches the same state
- * and instruction count as one npk_run, and costs tens of nanoseconds a step with the
- * observers off (bench/core/bench_step); observers (trace, statistics, timeline) see every
- * stepped instruction. */
+ * and instruction count as one npk_run; on toy and rvnpu a step costs tens of nanoseconds
+ * with the observers off (bench/core/bench_step). Observers (trace, statistics, timeline)
+ * see every stepped instruction. */
 npk_status npk_step(npk_machine *m, npk_stop *stop);
 
 /* ---- backdoor access ---------------------------------------------------------------------- */
