@@ -139,7 +139,7 @@ npk_status npk_elf_sections(npk_machine *m, const void *bytes, size_t n, const c
                             size_t *n_sym);
 /* Warnings about an ELF32 executable that loads but may not run as built: on rvnpu, e_flags
  * saying the code uses compressed instructions (EF_RISCV_RVC) or a double- or quad-float ABI
- * (spec §11.7). One line per warning in `out`, each ending in '\n' ("" when none), after the
+ * (rvnpu spec §11.7). One line per warning in `out`, each ending in '\n' ("" when none), after the
  * checks of npk_elf_segments (whose failure it returns). npk_load_elf (and npk_load_bytes /
  * npk_load_file of an ELF) writes the same lines, as "npukit: warning: NAME: ...", to the
  * machine's error stream (npk_set_output) and loads the file anyway. */
