@@ -1,6 +1,8 @@
 # npukit: thin wrapper over CMake. The README's two commands are `make demo` and `make test`.
 #   make demo             build, then run every target's showcase
 #   make test             build and test (gcc), then again with ASan+UBSan (clang)
+#   make install PREFIX=DIR   install the command, libraries, headers, npukit.pc, the CMake
+#                         package and the rvnpu SDK under DIR (default /usr/local)
 #   make test-exhaustive  the long sweeps (all 2^32 inputs), tens of minutes
 #   make bench            build and run the benchmarks
 #   make fuzz             build the libFuzzer harnesses (clang) and run each for FUZZ_TIME
@@ -22,8 +24,10 @@ FUZZ_JOBS ?= 1
 FUZZ_RUNS ?=
 FUZZ_HARNESS ?=
 FUZZ_FLAGS ?=
+PREFIX ?= /usr/local
 
-.PHONY: all build build-san build-fuzz demo test test-normal test-san test-exhaustive bench fuzz clean
+.PHONY: all build build-san build-fuzz demo test test-normal test-san test-exhaustive bench fuzz \
+        install clean
 
 all: build
 
@@ -37,6 +41,9 @@ build-san:
 
 demo: build
 	./$(BUILD)/npukit demo
+
+install: build
+	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
 
 test-normal: build
 	cd $(BUILD) && $(CTEST) --output-on-failure -j $(JOBS) -LE exhaustive

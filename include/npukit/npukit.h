@@ -17,6 +17,18 @@ extern "C" {
 #define NPK_VERSION_PATCH 0
 #define NPK_VERSION_STRING "0.1.0"
 
+/* NPK_API marks the public functions: libnpukit.so is built with hidden visibility and exports
+ * only these (every other symbol of the library is internal). */
+#if defined(__GNUC__) || defined(__clang__)
+#define NPK_API __attribute__((visibility("default")))
+#else
+#define NPK_API
+#endif
+
+/* The version of the library actually linked, e.g. "0.1.0" (NPK_VERSION_STRING is the version
+ * of the headers a program was compiled with). */
+NPK_API const char *npk_version(void);
+
 /* Status codes. Every failing call also leaves a message: npk_error(m). */
 typedef enum npk_status {
     NPK_OK = 0,
@@ -29,7 +41,7 @@ typedef enum npk_status {
     NPK_ERR_STATE     /* the call does not fit the machine's state (e.g. run before load) */
 } npk_status;
 
-const char *npk_status_name(npk_status s);
+NPK_API const char *npk_status_name(npk_status s);
 
 /* Why a run stopped. */
 typedef enum npk_stop_reason {
@@ -53,29 +65,29 @@ typedef struct npk_machine npk_machine;
 /* ---- targets ---------------------------------------------------------------------------- */
 
 /* Number of registered targets and their names/summaries (index 0 .. n-1). */
-size_t npk_target_count(void);
-const char *npk_target_name(size_t i);
-const char *npk_target_summary(size_t i);
+NPK_API size_t npk_target_count(void);
+NPK_API const char *npk_target_name(size_t i);
+NPK_API const char *npk_target_summary(size_t i);
 /* Multi-line description of a target's configuration keys and presets, or NULL. */
-const char *npk_target_config_help(const char *target);
+NPK_API const char *npk_target_config_help(const char *target);
 
 /* ---- lifecycle -------------------------------------------------------------------------- */
 
 /* Create a machine. `spec` is "target" or "target:key=value,key=value" (for example
  * "opennpu:K=8,L=32"); `config` adds further comma-separated settings and may be NULL.
  * On failure returns non-OK, sets *out to NULL and writes a message to err (if non-NULL). */
-npk_status npk_create(npk_machine **out, const char *spec, const char *config,
-                      char *err, size_t err_size);
-void npk_destroy(npk_machine *m);
-npk_status npk_reset(npk_machine *m);
+NPK_API npk_status npk_create(npk_machine **out, const char *spec, const char *config,
+                              char *err, size_t err_size);
+NPK_API void npk_destroy(npk_machine *m);
+NPK_API npk_status npk_reset(npk_machine *m);
 
-const char *npk_error(const npk_machine *m);   /* message of the last failing call */
-const char *npk_target_of(const npk_machine *m);
+NPK_API const char *npk_error(const npk_machine *m);   /* message of the last failing call */
+NPK_API const char *npk_target_of(const npk_machine *m);
 /* The effective configuration as "key=value,..." (canonical, all keys). */
-const char *npk_config_string(const npk_machine *m);
+NPK_API const char *npk_config_string(const npk_machine *m);
 
 /* Where guest output (putc, write syscalls, UART) goes; default stdout/stderr. */
-void npk_set_output(npk_machine *m, FILE *out, FILE *err);
+NPK_API void npk_set_output(npk_machine *m, FILE *out, FILE *err);
 
 /* ---- loading ---------------------------------------------------------------------------- */
 
@@ -83,22 +95,22 @@ void npk_set_output(npk_machine *m, FILE *out, FILE *err);
  * with fixed-width words refuse an image that is not a whole number of words (NPK_ERR_FORMAT),
  * except rvnpu, which completes a partial last word with zero bytes (`objcopy -O binary`
  * output is often odd-sized); npk_raw_pads tells which. */
-npk_status npk_load_raw(npk_machine *m, const void *bytes, size_t n, uint64_t addr);
+NPK_API npk_status npk_load_raw(npk_machine *m, const void *bytes, size_t n, uint64_t addr);
 /* 1 when npk_load_raw takes an image of any size and pads its last word with zero bytes. */
-int npk_raw_pads(const npk_machine *m);
+NPK_API int npk_raw_pads(const npk_machine *m);
 /* ELF32 little-endian executable (targets that take ELF). */
-npk_status npk_load_elf(npk_machine *m, const void *bytes, size_t n, const char *name);
+NPK_API npk_status npk_load_elf(npk_machine *m, const void *bytes, size_t n, const char *name);
 /* Assemble source text with the target's assembler and load the result. `name` is used in
  * diagnostics (file:line:col). Diagnostics are written to `diag` (may be NULL). The source is
  * a C string, so it ends at its first NUL byte: a caller reading a file should reject NUL
  * bytes first (npk_load_file and `npukit asm` do: "FILE:LINE:COL: error: NUL byte in
  * source"). */
-npk_status npk_load_asm(npk_machine *m, const char *source, const char *name, FILE *diag);
+NPK_API npk_status npk_load_asm(npk_machine *m, const char *source, const char *name, FILE *diag);
 /* Assemble source text to the target's program image without loading it (what
  * `npukit asm` writes). *image is allocated; release it with npk_free. */
-npk_status npk_assemble(npk_machine *m, const char *source, const char *name, FILE *diag,
-                        uint8_t **image, size_t *size);
-void npk_free(void *p);
+NPK_API npk_status npk_assemble(npk_machine *m, const char *source, const char *name, FILE *diag,
+                                uint8_t **image, size_t *size);
+NPK_API void npk_free(void *p);
 /* The loadable segments of an ELF32 executable for this machine's target, after the same
  * checks npk_load_elf makes (nothing is loaded). `bytes` point into the caller's buffer. */
 typedef struct npk_elf_segment {
@@ -109,7 +121,7 @@ typedef struct npk_elf_segment {
     int exec;              /* PF_X: holds code */
 } npk_elf_segment;
 #define NPK_ELF_MAX_SEGMENTS 64
-npk_status npk_elf_segments(npk_machine *m, const void *bytes, size_t n, const char *name,
+NPK_API npk_status npk_elf_segments(npk_machine *m, const void *bytes, size_t n, const char *name,
                              npk_elf_segment *seg, size_t max, size_t *n_seg, uint64_t *entry);
 /* The sections and symbols of an ELF32 executable for this machine's target, after the checks
  * of npk_elf_segments: every section header (index i is sec[i], including the null section
@@ -134,7 +146,7 @@ typedef struct npk_elf_symbol {
     int local;             /* STB_LOCAL */
     int func;              /* STT_FUNC */
 } npk_elf_symbol;
-npk_status npk_elf_sections(npk_machine *m, const void *bytes, size_t n, const char *name,
+NPK_API npk_status npk_elf_sections(npk_machine *m, const void *bytes, size_t n, const char *name,
                             npk_elf_section **sec, size_t *n_sec, npk_elf_symbol **sym,
                             size_t *n_sym);
 /* Warnings about an ELF32 executable that loads but may not run as built: on rvnpu, e_flags
@@ -143,28 +155,28 @@ npk_status npk_elf_sections(npk_machine *m, const void *bytes, size_t n, const c
  * checks of npk_elf_segments (whose failure it returns). npk_load_elf (and npk_load_bytes /
  * npk_load_file of an ELF) writes the same lines, as "npukit: warning: NAME: ...", to the
  * machine's error stream (npk_set_output) and loads the file anyway. */
-npk_status npk_elf_warnings(npk_machine *m, const void *bytes, size_t n, const char *name,
+NPK_API npk_status npk_elf_warnings(npk_machine *m, const void *bytes, size_t n, const char *name,
                             char *out, size_t size);
 /* Name of an ELF e_machine value ("RISC-V", "x86-64", ..., "unknown"). */
-const char *npk_elf_machine_name(unsigned e_machine);
+NPK_API const char *npk_elf_machine_name(unsigned e_machine);
 /* Load bytes, choosing by content: ELF magic -> ELF; text -> assembly; else raw. A text with
  * a stray NUL byte is rejected (NPK_ERR_FORMAT, the place on diag). `name` is used in
  * messages. For input that can be read only once (a pipe), read it, then call this. */
-npk_status npk_load_bytes(npk_machine *m, const void *bytes, size_t n, const char *name,
-                          FILE *diag);
+NPK_API npk_status npk_load_bytes(npk_machine *m, const void *bytes, size_t n, const char *name,
+                                  FILE *diag);
 /* The most npk_load_file (and every npukit command) reads from one input file: more is
  * refused ("PATH: larger than the 1 GiB input limit"). */
 #define NPK_INPUT_MAX ((size_t)1 << 30)
 /* Read a file and npk_load_bytes it. A FIFO is waited for at most 2 s for a writer
  * ("PATH: a FIFO with no writer (waited 2 s)"); a directory, device or socket is refused
  * unread (NPK_ERR_IO). */
-npk_status npk_load_file(npk_machine *m, const char *path, FILE *diag);
+NPK_API npk_status npk_load_file(npk_machine *m, const char *path, FILE *diag);
 
 /* ---- running ---------------------------------------------------------------------------- */
 
 /* Run until the program stops or `max_insns` more instructions have retired
  * (0 = unlimited). Returns NPK_OK when the run itself worked (see stop->reason). */
-npk_status npk_run(npk_machine *m, uint64_t max_insns, npk_stop *stop);
+NPK_API npk_status npk_run(npk_machine *m, uint64_t max_insns, npk_stop *stop);
 /* Execute exactly one instruction: on return one more instruction has retired, or the program
  * stopped. stop->reason is NPK_STOP_NONE while the program can go on (stop->pc is then the
  * next instruction's address and the message is empty), else NPK_STOP_EXIT or NPK_STOP_FAULT
@@ -174,7 +186,7 @@ npk_status npk_run(npk_machine *m, uint64_t max_insns, npk_stop *stop);
  * and instruction count as one npk_run; on toy and rvnpu a step costs tens of nanoseconds
  * with the observers off (bench/core/bench_step). Observers (trace, statistics, timeline)
  * see every stepped instruction. */
-npk_status npk_step(npk_machine *m, npk_stop *stop);
+NPK_API npk_status npk_step(npk_machine *m, npk_stop *stop);
 
 /* ---- backdoor access ---------------------------------------------------------------------- */
 
@@ -185,12 +197,13 @@ typedef struct npk_space_info {
     const char *summary;
 } npk_space_info;
 
-size_t npk_space_count(const npk_machine *m);
-const npk_space_info *npk_space(const npk_machine *m, size_t i);
+NPK_API size_t npk_space_count(const npk_machine *m);
+NPK_API const npk_space_info *npk_space(const npk_machine *m, size_t i);
 /* Bounds-checked byte copies; an access not wholly inside the space is NPK_ERR_RANGE. */
-npk_status npk_mem_read(npk_machine *m, const char *space, uint64_t addr, void *buf, size_t n);
-npk_status npk_mem_write(npk_machine *m, const char *space, uint64_t addr, const void *buf,
-                         size_t n);
+NPK_API npk_status npk_mem_read(npk_machine *m, const char *space, uint64_t addr, void *buf,
+                                size_t n);
+NPK_API npk_status npk_mem_write(npk_machine *m, const char *space, uint64_t addr, const void *buf,
+                                 size_t n);
 
 /* Scalar registers by name ("pc", "r3", "x5", "a0", ...); at most 64 bits. */
 typedef struct npk_reg_info {
@@ -198,19 +211,19 @@ typedef struct npk_reg_info {
     unsigned bits;
 } npk_reg_info;
 
-size_t npk_reg_count(const npk_machine *m);
-const npk_reg_info *npk_reg(const npk_machine *m, size_t i);
-npk_status npk_reg_read(npk_machine *m, const char *name, uint64_t *value);
-npk_status npk_reg_write(npk_machine *m, const char *name, uint64_t value);
+NPK_API size_t npk_reg_count(const npk_machine *m);
+NPK_API const npk_reg_info *npk_reg(const npk_machine *m, size_t i);
+NPK_API npk_status npk_reg_read(npk_machine *m, const char *name, uint64_t *value);
+NPK_API npk_status npk_reg_write(npk_machine *m, const char *name, uint64_t value);
 
 /* Symbols from the loaded ELF or assembly (labels, .equ names). A global or weak symbol is
  * preferred over local ones; several local symbols of one name and no global one is an
  * error. */
-npk_status npk_symbol(npk_machine *m, const char *name, uint64_t *value);
+NPK_API npk_status npk_symbol(npk_machine *m, const char *name, uint64_t *value);
 /* Write `n` bytes over the storage of symbol `name` before the run (input injection, as
  * `npukit run --write SYMBOL:FILE`). Fails if the symbol is unknown or ambiguous, if it has a
  * size and the data is larger, or if the bytes do not fit the target's memory. */
-npk_status npk_write_symbol(npk_machine *m, const char *name, const void *data, size_t n);
+NPK_API npk_status npk_write_symbol(npk_machine *m, const char *name, const void *data, size_t n);
 
 /* ---- disassembly ------------------------------------------------------------------------ */
 
@@ -218,30 +231,30 @@ npk_status npk_write_symbol(npk_machine *m, const char *name, const void *data, 
  * programs are text streams rather than word images (tinytpu: one control word per cycle in
  * hex word files or a port stream). For those, npk_assemble's image is that text and
  * npk_disasm_text turns such a file back into assembly. */
-size_t npk_insn_bytes(const npk_machine *m);
+NPK_API size_t npk_insn_bytes(const npk_machine *m);
 /* Width of the target's program addresses: every instruction word of a program, from its
  * first byte to its last, lies below 2^bits (32 for toy, rvnpu and opennpu; 64 for pccx). */
-unsigned npk_addr_bits(const npk_machine *m);
+NPK_API unsigned npk_addr_bits(const npk_machine *m);
 /* Disassemble a whole program file of a text-stream target (npk_insn_bytes() == 0) to out;
  * diagnostics (`name`:line:col) go to the machine's error stream (npk_set_output). */
-npk_status npk_disasm_text(npk_machine *m, const void *bytes, size_t n, const char *name,
-                           FILE *out);
+NPK_API npk_status npk_disasm_text(npk_machine *m, const void *bytes, size_t n, const char *name,
+                                   FILE *out);
 /* Disassemble the word at `bytes` (npk_insn_bytes long) fetched from `pc` into `out`. A word
  * that does not lie inside the npk_addr_bits address space is NPK_ERR_RANGE. */
-npk_status npk_disasm(npk_machine *m, const void *bytes, uint64_t pc, char *out, size_t n);
+NPK_API npk_status npk_disasm(npk_machine *m, const void *bytes, uint64_t pc, char *out, size_t n);
 
 /* ---- observers (each costs nothing while off) ---------------------------------------------- */
 
 /* One text line per retired instruction: cycle, pc, word, disassembly. NULL turns it off.
  * The sink being replaced (or turned off) is flushed; NPK_ERR_IO if any of its writes failed
  * (it stays open: closing it is the caller's). */
-npk_status npk_trace_text(npk_machine *m, FILE *f);
+NPK_API npk_status npk_trace_text(npk_machine *m, FILE *f);
 /* Collect statistics: per-mnemonic counts, cycles, per-unit busy time. */
-npk_status npk_stats_enable(npk_machine *m, int on);
+NPK_API npk_status npk_stats_enable(npk_machine *m, int on);
 /* Record a Chrome trace-event timeline (opens in Perfetto) written at npk_timeline_close,
  * which returns NPK_ERR_IO ("PATH: write error: ...") if any of the file could not be written. */
-npk_status npk_timeline_open(npk_machine *m, const char *path);
-npk_status npk_timeline_close(npk_machine *m);
+NPK_API npk_status npk_timeline_open(npk_machine *m, const char *path);
+NPK_API npk_status npk_timeline_close(npk_machine *m);
 
 typedef struct npk_stats {
     uint64_t insns;          /* retired instructions */
@@ -258,11 +271,11 @@ typedef struct npk_stats {
 } npk_stats;
 
 /* Statistics so far; pointers stay valid until the next run/step/reset/destroy. */
-npk_status npk_stats_get(npk_machine *m, npk_stats *out);
+NPK_API npk_status npk_stats_get(npk_machine *m, npk_stats *out);
 /* Write statistics as human-readable text or as one JSON object; f is flushed, and a failed
  * write is NPK_ERR_IO. */
-npk_status npk_stats_print(npk_machine *m, FILE *f);
-npk_status npk_stats_json(npk_machine *m, FILE *f);
+NPK_API npk_status npk_stats_print(npk_machine *m, FILE *f);
+NPK_API npk_status npk_stats_json(npk_machine *m, FILE *f);
 
 #ifdef __cplusplus
 }

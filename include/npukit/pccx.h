@@ -36,7 +36,7 @@ enum {
     PCCX_E_NOMEM = -15           /* allocation failure */
 };
 /* "PCCX_E_SHAPE", ... ("PCCX_OK" for 0, "?" for unknown codes). */
-const char *pccx_error_name(int code);
+NPK_API const char *pccx_error_name(int code);
 
 /* ---- ISA constants (§4, §12.1) ---------------------------------------------------------- */
 enum { PCCX_OP_GEMV, PCCX_OP_GEMM, PCCX_OP_MEMCPY, PCCX_OP_MEMSET, PCCX_OP_CVO };
@@ -94,7 +94,7 @@ struct pccx_timing {
     uint32_t cvo_lat_recip_scale;     /* SCALE with recip_scale: 12 */
 };
 typedef struct pccx_timing pccx_timing_t;
-void pccx_timing_default(pccx_timing_t *t);
+NPK_API void pccx_timing_default(pccx_timing_t *t);
 
 /* ---- types -------------------------------------------------------------------------------- */
 typedef struct pccx pccx_t;              /* opaque context */
@@ -169,75 +169,75 @@ typedef struct pccx_times {
 
 /* ---- calls (§12.2) ------------------------------------------------------------------------ */
 /* lifetime */
-int  pccx_init(pccx_t **ctx, const pccx_config_t *cfg);    /* cfg may be NULL */
-void pccx_deinit(pccx_t *ctx);
-int  pccx_reset(pccx_t *ctx);          /* back to the reset state, config kept */
-int  pccx_clear_error(pccx_t *ctx);    /* leave the halted state, keep all data */
+NPK_API int  pccx_init(pccx_t **ctx, const pccx_config_t *cfg);    /* cfg may be NULL */
+NPK_API void pccx_deinit(pccx_t *ctx);
+NPK_API int  pccx_reset(pccx_t *ctx);          /* back to the reset state, config kept */
+NPK_API int  pccx_clear_error(pccx_t *ctx);    /* leave the halted state, keep all data */
 /* The machine behind a context (for npk_* calls: stats, timeline, memories). */
-npk_machine *pccx_machine(pccx_t *ctx);
+NPK_API npk_machine *pccx_machine(pccx_t *ctx);
 /* The pccx context of a machine created for target "pccx" (owned by the machine), or NULL. */
-pccx_t *pccx_of(npk_machine *m);
+NPK_API pccx_t *pccx_of(npk_machine *m);
 
 /* instruction issue: encode one instruction and push it (program order) */
-int pccx_gemv  (pccx_t *ctx, uint32_t dest, uint32_t src, unsigned flags,
-                unsigned size_ptr, unsigned shape_ptr, unsigned lanes);
-int pccx_gemm  (pccx_t *ctx, uint32_t dest, uint32_t src, unsigned flags,
-                unsigned size_ptr, unsigned shape_ptr, unsigned lanes);
-int pccx_memcpy(pccx_t *ctx, unsigned from_host, unsigned to_host, uint32_t dest,
-                uint32_t src, uint32_t aux, unsigned shape_ptr, unsigned async);
-int pccx_memset(pccx_t *ctx, unsigned bank, unsigned index,
-                uint16_t a, uint16_t b, uint16_t c);
-int pccx_cvo   (pccx_t *ctx, unsigned func, uint32_t src, uint32_t dst,
-                uint32_t length, unsigned flags, unsigned async);
-int pccx_issue (pccx_t *ctx, uint64_t word);               /* raw word */
-int pccx_sync  (pccx_t *ctx, uint64_t timeout_us);         /* simulated µs, 0 = no limit */
+NPK_API int pccx_gemv  (pccx_t *ctx, uint32_t dest, uint32_t src, unsigned flags,
+                        unsigned size_ptr, unsigned shape_ptr, unsigned lanes);
+NPK_API int pccx_gemm  (pccx_t *ctx, uint32_t dest, uint32_t src, unsigned flags,
+                        unsigned size_ptr, unsigned shape_ptr, unsigned lanes);
+NPK_API int pccx_memcpy(pccx_t *ctx, unsigned from_host, unsigned to_host, uint32_t dest,
+                        uint32_t src, uint32_t aux, unsigned shape_ptr, unsigned async);
+NPK_API int pccx_memset(pccx_t *ctx, unsigned bank, unsigned index,
+                        uint16_t a, uint16_t b, uint16_t c);
+NPK_API int pccx_cvo   (pccx_t *ctx, unsigned func, uint32_t src, uint32_t dst,
+                        uint32_t length, unsigned flags, unsigned async);
+NPK_API int pccx_issue (pccx_t *ctx, uint64_t word);               /* raw word */
+NPK_API int pccx_sync  (pccx_t *ctx, uint64_t timeout_us);         /* simulated µs, 0 = no limit */
 
 /* pure encoders / decoder (no context) */
-int pccx_enc_gemv  (uint64_t *w, uint32_t dest, uint32_t src, unsigned flags,
-                    unsigned size_ptr, unsigned shape_ptr, unsigned lanes);
-int pccx_enc_gemm  (uint64_t *w, uint32_t dest, uint32_t src, unsigned flags,
-                    unsigned size_ptr, unsigned shape_ptr, unsigned lanes);
-int pccx_enc_memcpy(uint64_t *w, unsigned from_host, unsigned to_host, uint32_t dest,
-                    uint32_t src, uint32_t aux, unsigned shape_ptr, unsigned async);
-int pccx_enc_memset(uint64_t *w, unsigned bank, unsigned index,
-                    uint16_t a, uint16_t b, uint16_t c);
-int pccx_enc_cvo   (uint64_t *w, unsigned func, uint32_t src, uint32_t dst,
-                    uint32_t length, unsigned flags, unsigned async);
+NPK_API int pccx_enc_gemv  (uint64_t *w, uint32_t dest, uint32_t src, unsigned flags,
+                            unsigned size_ptr, unsigned shape_ptr, unsigned lanes);
+NPK_API int pccx_enc_gemm  (uint64_t *w, uint32_t dest, uint32_t src, unsigned flags,
+                            unsigned size_ptr, unsigned shape_ptr, unsigned lanes);
+NPK_API int pccx_enc_memcpy(uint64_t *w, unsigned from_host, unsigned to_host, uint32_t dest,
+                            uint32_t src, uint32_t aux, unsigned shape_ptr, unsigned async);
+NPK_API int pccx_enc_memset(uint64_t *w, unsigned bank, unsigned index,
+                            uint16_t a, uint16_t b, uint16_t c);
+NPK_API int pccx_enc_cvo   (uint64_t *w, unsigned func, uint32_t src, uint32_t dst,
+                            uint32_t length, unsigned flags, unsigned async);
 /* Fields and strict validity (returns out->validity). */
-int pccx_decode    (uint64_t w, int ext, pccx_insn_t *out);
+NPK_API int pccx_decode    (uint64_t w, int ext, pccx_insn_t *out);
 /* Canonical §13 text; returns the full length (snprintf-like) or a negative code. */
-int pccx_disasm    (uint64_t w, int ext, char *buf, size_t len);
+NPK_API int pccx_disasm    (uint64_t w, int ext, char *buf, size_t len);
 
 /* host DDR (owned by the API) */
-int pccx_host_write (pccx_t *ctx, uint64_t byte_off, const void *src, size_t n);
-int pccx_host_read  (pccx_t *ctx, uint64_t byte_off, void *dst, size_t n);
-int pccx_host_window(pccx_t *ctx, uint64_t base_bytes);    /* multiple of 16 */
+NPK_API int pccx_host_write (pccx_t *ctx, uint64_t byte_off, const void *src, size_t n);
+NPK_API int pccx_host_read  (pccx_t *ctx, uint64_t byte_off, void *dst, size_t n);
+NPK_API int pccx_host_window(pccx_t *ctx, uint64_t base_bytes);    /* multiple of 16 */
 
 /* weight streams */
-int pccx_weight_int4(pccx_t *ctx, uint32_t k, uint32_t n, const uint8_t *codes,
-                     size_t row_stride_bytes, const float *scale, pccx_weight_t *h);
-int pccx_weight_view_bf16(pccx_t *ctx, uint64_t base_byte, uint32_t n, uint32_t k,
-                     int64_t stride_n, int64_t stride_k, pccx_weight_t *h); /* ext */
-int pccx_weight_push(pccx_t *ctx, pccx_weight_t h);        /* append to the queue */
-int pccx_weight_free(pccx_t *ctx, pccx_weight_t h);        /* error if still queued */
-size_t pccx_weight_pending(const pccx_t *ctx);
+NPK_API int pccx_weight_int4(pccx_t *ctx, uint32_t k, uint32_t n, const uint8_t *codes,
+                             size_t row_stride_bytes, const float *scale, pccx_weight_t *h);
+NPK_API int pccx_weight_view_bf16(pccx_t *ctx, uint64_t base_byte, uint32_t n, uint32_t k,
+                             int64_t stride_n, int64_t stride_k, pccx_weight_t *h); /* ext */
+NPK_API int pccx_weight_push(pccx_t *ctx, pccx_weight_t h);        /* append to the queue */
+NPK_API int pccx_weight_free(pccx_t *ctx, pccx_weight_t h);        /* error if still queued */
+NPK_API size_t pccx_weight_pending(const pccx_t *ctx);
 
 /* register-level access (§10) */
-int      pccx_reg_write32(pccx_t *ctx, uint32_t off, uint32_t v);
-int      pccx_reg_write64(pccx_t *ctx, uint32_t off, uint64_t v);
-uint64_t pccx_reg_read   (pccx_t *ctx, uint32_t off);
+NPK_API int      pccx_reg_write32(pccx_t *ctx, uint32_t off, uint32_t v);
+NPK_API int      pccx_reg_write64(pccx_t *ctx, uint32_t off, uint64_t v);
+NPK_API uint64_t pccx_reg_read   (pccx_t *ctx, uint32_t off);
 
 /* inspection and test back doors (untimed) */
-int   pccx_l2_read (pccx_t *ctx, uint32_t word, void *dst, uint32_t nwords);
-int   pccx_l2_write(pccx_t *ctx, uint32_t word, const void *src, uint32_t nwords);
-int   pccx_cc_read (pccx_t *ctx, unsigned bank, unsigned index, uint32_t xyz[3]);
-float pccx_emax_get(const pccx_t *ctx);
-int   pccx_emax_set(pccx_t *ctx, float v);
-int   pccx_host_advance(pccx_t *ctx, uint64_t ns);
-int   pccx_stats   (const pccx_t *ctx, pccx_stats_t *out);  /* §11.5 reports */
-int   pccx_last_error(const pccx_t *ctx, pccx_error_t *out); /* code, index, word */
+NPK_API int   pccx_l2_read (pccx_t *ctx, uint32_t word, void *dst, uint32_t nwords);
+NPK_API int   pccx_l2_write(pccx_t *ctx, uint32_t word, const void *src, uint32_t nwords);
+NPK_API int   pccx_cc_read (pccx_t *ctx, unsigned bank, unsigned index, uint32_t xyz[3]);
+NPK_API float pccx_emax_get(const pccx_t *ctx);
+NPK_API int   pccx_emax_set(pccx_t *ctx, float v);
+NPK_API int   pccx_host_advance(pccx_t *ctx, uint64_t ns);
+NPK_API int   pccx_stats   (const pccx_t *ctx, pccx_stats_t *out);  /* §11.5 reports */
+NPK_API int   pccx_last_error(const pccx_t *ctx, pccx_error_t *out); /* code, index, word */
 /* Times of instruction `index` (issue order); final after pccx_sync. */
-int   pccx_insn_times(const pccx_t *ctx, uint64_t index, pccx_times_t *out);
+NPK_API int   pccx_insn_times(const pccx_t *ctx, uint64_t index, pccx_times_t *out);
 
 #ifdef __cplusplus
 }

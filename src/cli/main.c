@@ -95,7 +95,7 @@ static int dispatch(int argc, char **argv)
         return NPK_EXIT_OK;
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
-        printf("npukit " NPK_VERSION_STRING "\n");
+        printf("npukit %s\n", npk_version());
         return NPK_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

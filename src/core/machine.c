@@ -12,6 +12,11 @@
 #include <string.h>
 #include <strings.h>
 
+const char *npk_version(void)
+{
+    return NPK_VERSION_STRING;
+}
+
 const char *npk_status_name(npk_status s)
 {
     switch (s) {

@@ -151,7 +151,6 @@ void pccx_unpack(uint64_t w, pccx_insn_t *d)
 
 int pccx_encode(const pccx_insn_t *d, uint64_t *w, const char **why)
 {
-    pccx_field_id ids[PCCX_N_FIELDS];
     if (d->opcode > 15) {
         if (why)
             *why = "opcode";
@@ -159,10 +158,12 @@ int pccx_encode(const pccx_insn_t *d, uint64_t *w, const char **why)
     }
     uint64_t word = (uint64_t)d->opcode << 60;
     if (d->opcode < PCCX_N_OPS) {
-        size_t n = layout_fields(pccx_ops[d->opcode].layout, ids);
-        for (size_t i = 0; i < n; i++) {
-            const pccx_field_info *fi = &pccx_fields[ids[i]];
-            uint64_t v = pccx_field_get(d, ids[i]);
+        pccx_layout layout = pccx_ops[d->opcode].layout;
+        for (int f = 0; f < PCCX_N_FIELDS; f++) {
+            const pccx_field_info *fi = &pccx_fields[f];
+            if (fi->layout != layout)
+                continue;
+            uint64_t v = pccx_field_get(d, (pccx_field_id)f);
             if (fi->print != PCCX_P_RES && v >> fi->width) {
                 if (why)
                     *why = fi->key[0] ? fi->key : "flags";

@@ -217,7 +217,7 @@ int tt_encode(tt_format f, unsigned N, const tt_cycle *c, const tt_hostw *hw, tt
     for (unsigned fi = 0; fi < TT_N_FIELDS; fi++) {
         const tt_field_info *fd = &tt_fields[fi];
         for (unsigned l = 0; l < (fd->lanes ? N : 1); l++) {
-            unsigned lsb, width;
+            unsigned lsb = 0, width = 0; /* set by tt_field_pos (its checks hold here) */
             tt_field_pos(f, N, fi, l, &lsb, &width);
             uint64_t v = field_value(fi, c, hv, hd, l);
             if (!npk_fits_u(v, width)) {
@@ -241,7 +241,7 @@ void tt_decode(tt_format f, unsigned N, const tt_packed *in, tt_cycle *c, tt_hos
         return;
     uint64_t v[TT_N_FIELDS] = {0};
     for (unsigned fi = 0; fi < TT_N_FIELDS; fi++) {
-        unsigned lsb, width;
+        unsigned lsb = 0, width = 0; /* set by tt_field_pos (its checks hold here) */
         if (tt_fields[fi].lanes)
             continue;
         tt_field_pos(f, N, fi, 0, &lsb, &width);
@@ -258,7 +258,7 @@ void tt_decode(tt_format f, unsigned N, const tt_packed *in, tt_cycle *c, tt_hos
     c->inv = (uint16_t)v[TT_F_INV];
     c->leak = (uint16_t)v[TT_F_LEAK];
     for (unsigned l = 0; l < N; l++) {
-        unsigned lsb, width;
+        unsigned lsb = 0, width = 0; /* set by tt_field_pos (its checks hold here) */
         tt_field_pos(f, N, TT_F_HV, l, &lsb, &width);
         if (!npk_bits_get(in->w, TT_WORD_U64, lsb, width))
             continue;

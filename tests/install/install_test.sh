@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Install the build into a temporary prefix (staged, then moved: every installed file must
+# find the others relative to itself) and use it from outside the source tree.
+# usage: install_test.sh MODE CMAKE BUILD_DIR SOURCE_DIR LIBDIR CC [CFLAG...]
+#   layout     the installed files: command, libraries (SONAME), headers, npukit.pc, the
+#              CMake package, the rvnpu SDK and its helper
+#   pkgconfig  build consumer/consumer.c with pkg-config, shared and static, and run both
+#   cmake      build consumer/ with find_package(npukit), shared and static, and run both
+#   firmware   build firmware/ (rvnpu) with the installed SDK and helper, run it on the
+#              installed npukit
+set -u
+mode=$1 cmake=$2 build=$3 src=$4 libdir=$5 cc=$6
+shift 6
+cflags=("$@")
+here=$src/tests/install
+T=$(mktemp -d "${TMPDIR:-/tmp}/npukit-install.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; echo "0 passed, 1 failed"; exit 1; }
+run() { "$@" >"$T/log" 2>&1 || { cat "$T/log"; fail "$*"; }; }
+
+run "$cmake" --install "$build" --prefix "$T/stage"
+mv "$T/stage" "$T/prefix"
+P=$T/prefix L=$P/$libdir
+version=$(sed -n 's/^#define NPK_VERSION_STRING "\(.*\)"$/\1/p' "$src/include/npukit/npukit.h")
+[ -n "$version" ] || fail "no NPK_VERSION_STRING in $src/include/npukit/npukit.h"
+major=${version%%.*}
+
+case $mode in
+layout)
+  for f in bin/npukit "$libdir/libnpukit.a" "$libdir/libnpukit.so.$version" \
+           include/npukit/npukit.h include/npukit/pccx.h "$libdir/pkgconfig/npukit.pc" \
+           "$libdir/cmake/npukit/npukitConfig.cmake" "$libdir/cmake/npukit/npukitConfigVersion.cmake" \
+           "$libdir/cmake/npukit/npukitTargets.cmake" share/npukit/cmake/rvnpu_firmware.cmake \
+           share/npukit/sdk/rvnpu/link.ld share/npukit/sdk/rvnpu/crt0.S share/npukit/sdk/rvnpu/README.md; do
+    [ -f "$P/$f" ] || fail "not installed: $f"
+  done
+  [ "$(readlink "$L/libnpukit.so")" = "libnpukit.so.$major" ] || fail "libnpukit.so -> $(readlink "$L/libnpukit.so")"
+  [ "$(readlink "$L/libnpukit.so.$major")" = "libnpukit.so.$version" ] || fail "libnpukit.so.$major link"
+  soname=$(objdump -p "$L/libnpukit.so.$version" | awk '$1 == "SONAME" { print $2 }')
+  [ "$soname" = "libnpukit.so.$major" ] || fail "SONAME '$soname', expected libnpukit.so.$major"
+  for h in "$src"/include/npukit/*.h; do
+    cmp -s "$h" "$P/include/npukit/${h##*/}" || fail "installed header ${h##*/} differs"
+  done
+  for f in "$src"/sdk/rvnpu/*; do
+    case ${f##*/} in CMakeLists.txt) continue ;; esac
+    cmp -s "$f" "$P/share/npukit/sdk/rvnpu/${f##*/}" || fail "installed SDK file ${f##*/} differs"
+  done
+  [ "$("$P/bin/npukit" --version)" = "npukit $version" ] || fail "npukit --version: $("$P/bin/npukit" --version)"
+  # Nothing installed may name the staging prefix or the source tree (relocatable, standalone).
+  if grep -rlI -e "$T/stage" -e "$src" "$L/pkgconfig" "$L/cmake" "$P/share" "$P/include" >"$T/abs"; then
+    fail "installed files name an absolute build path: $(cat "$T/abs")"
+  fi
+  echo "PASS: installed tree, SONAME $soname, npukit $version"
+  ;;
+pkgconfig)
+  command -v pkg-config >/dev/null || fail "pkg-config not found (Debian package pkg-config)"
+  export PKG_CONFIG_PATH=$L/pkgconfig
+  [ "$(pkg-config --modversion npukit)" = "$version" ] || fail "pkg-config --modversion: $(pkg-config --modversion npukit)"
+  libs=$(pkg-config --libs npukit) || fail "pkg-config --libs npukit"
+  case " $libs " in *" -lm "*) ;; *) fail "pkg-config --libs lacks -lm: $libs" ;; esac
+  mkdir "$T/c" && cp "$here/consumer/consumer.c" "$T/c/"
+  cd "$T/c" || fail "cd"
+  # shellcheck disable=SC2046
+  run "$cc" -std=c11 -Wall -Wextra -Werror -pedantic "${cflags[@]}" $(pkg-config --cflags npukit) \
+      consumer.c $libs -o consumer_shared
+  objdump -p consumer_shared | grep -q "NEEDED *libnpukit.so.$major\$" || fail "consumer_shared does not need libnpukit.so.$major"
+  out=$(LD_LIBRARY_PATH=$L ./consumer_shared) || fail "consumer_shared: $out"
+  [ "$out" = "npukit $version: toy sum 1..10 = 55, pccx sync 0" ] || fail "consumer_shared printed: $out"
+  # Static: the same flags with the archive named instead of -lnpukit.
+  static_libs=$(pkg-config --static --libs npukit)
+  # shellcheck disable=SC2046
+  run "$cc" -std=c11 -Wall -Wextra -Werror -pedantic "${cflags[@]}" $(pkg-config --cflags npukit) \
+      consumer.c ${static_libs/-lnpukit/$(pkg-config --variable=libdir npukit)/libnpukit.a} -o consumer_static
+  if objdump -p consumer_static | grep -q "NEEDED *libnpukit"; then fail "consumer_static needs libnpukit.so"; fi
+  out=$(./consumer_static) || fail "consumer_static: $out"
+  [ "$out" = "npukit $version: toy sum 1..10 = 55, pccx sync 0" ] || fail "consumer_static printed: $out"
+  echo "PASS: pkg-config consumer, shared and static: $out"
+  ;;
+cmake)
+  cp -r "$here/consumer" "$T/c"
+  run "$cmake" -S "$T/c" -B "$T/c/build" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_C_COMPILER="$cc" \
+      -DCMAKE_C_FLAGS="-Wall -Wextra -Werror ${cflags[*]}" -DCMAKE_BUILD_TYPE=Release
+  run "$cmake" --build "$T/c/build"
+  grep -qx "version=$version" "$T/c/build/package.txt" || fail "package: $(cat "$T/c/build/package.txt")"
+  grep -qx "executable=$P/bin/npukit" "$T/c/build/package.txt" || fail "package: $(cat "$T/c/build/package.txt")"
+  for v in shared static; do
+    out=$("$T/c/build/consumer_$v") || fail "consumer_$v: $out"
+    [ "$out" = "npukit $version: toy sum 1..10 = 55, pccx sync 0" ] || fail "consumer_$v printed: $out"
+  done
+  objdump -p "$T/c/build/consumer_shared" | grep -q "NEEDED *libnpukit.so.$major\$" || fail "consumer_shared does not need libnpukit.so.$major"
+  # The version file: a later major version is not compatible.
+  mkdir "$T/v" && printf 'cmake_minimum_required(VERSION 3.16)\nproject(v LANGUAGES NONE)\nfind_package(npukit %s REQUIRED)\n' \
+    "$((major + 1)).0" >"$T/v/CMakeLists.txt"
+  if "$cmake" -S "$T/v" -B "$T/v/build" -DCMAKE_PREFIX_PATH="$P" >"$T/log" 2>&1; then
+    fail "find_package(npukit $((major + 1)).0) accepted version $version"
+  fi
+  echo "PASS: find_package(npukit) consumer, npukit::npukit and npukit::npukit_static: $out"
+  ;;
+firmware)
+  cp -r "$here/firmware" "$T/fw"
+  run "$cmake" -S "$T/fw" -B "$T/fw/build" -DCMAKE_PREFIX_PATH="$P"
+  grep -q "^RVNPU_SDK_DIR:INTERNAL=$P/share/npukit/sdk/rvnpu\$" "$T/fw/build/CMakeCache.txt" ||
+    fail "the helper did not use the installed SDK: $(grep RVNPU_SDK_DIR "$T/fw/build/CMakeCache.txt")"
+  run "$cmake" --build "$T/fw/build"
+  out=$("$P/bin/npukit" run -t rvnpu "$T/fw/build/firmware/fw.elf") || fail "firmware exit $?: $out"
+  [ "$out" = "installed SDK: dot = 6" ] || fail "firmware printed: $out"
+  echo "PASS: rvnpu firmware from the installed SDK: $out"
+  ;;
+*) fail "unknown mode $mode" ;;
+esac
+echo "1 passed, 0 failed"
