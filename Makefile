@@ -9,6 +9,9 @@
 #                         seconds (or FUZZ_RUNS executions); FUZZ_HARNESS=name for one,
 #                         FUZZ_JOBS=n parallel jobs; see tests/fuzz/README.md
 #   make clean
+# `make demo`, `make install` and `make test` first check the Debian packages they need
+# (.ci/packages, via .ci/deps): as root the missing ones are installed, otherwise the apt-get
+# line is printed and make stops. DEPS=no skips the check (e.g. on a system that is not Debian).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CC ?= cc
 SAN_CC ?= $(shell command -v clang >/dev/null 2>&1 && echo clang || echo $(CC))
@@ -25,11 +28,19 @@ FUZZ_RUNS ?=
 FUZZ_HARNESS ?=
 FUZZ_FLAGS ?=
 PREFIX ?= /usr/local
+DEPS ?= yes
+deps = $(if $(filter no,$(DEPS)),@true,.ci/deps $(1))
 
 .PHONY: all build build-san build-fuzz demo test test-normal test-san test-exhaustive bench fuzz \
-        install clean
+        install deps-demo deps-test clean
 
 all: build
+
+deps-demo:
+	$(call deps,demo)
+
+deps-test:
+	$(call deps,demo test)
 
 build:
 	$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=$(CC)
@@ -39,10 +50,12 @@ build-san:
 	$(CMAKE) -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=$(SAN_CC) -DNPK_SANITIZE=ON
 	$(CMAKE) --build $(SAN_BUILD) -j $(JOBS)
 
-demo: build
+demo: deps-demo
+	$(MAKE) build
 	./$(BUILD)/npukit demo
 
-install: build
+install: deps-demo
+	$(MAKE) build
 	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
 
 test-normal: build
@@ -52,7 +65,8 @@ test-san: build-san
 	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(CTEST) --output-on-failure -j $(JOBS) -LE exhaustive
 
-test: test-normal test-san
+test: deps-test
+	$(MAKE) test-normal test-san
 
 test-exhaustive: build
 	cd $(BUILD) && $(CTEST) --output-on-failure -L exhaustive
