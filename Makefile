@@ -51,11 +51,11 @@ build-san:
 	$(CMAKE) --build $(SAN_BUILD) -j $(JOBS)
 
 demo: deps-demo
-	$(MAKE) build
+	$(MAKE) --no-print-directory build
 	./$(BUILD)/npukit demo
 
 install: deps-demo
-	$(MAKE) build
+	$(MAKE) --no-print-directory build
 	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
 
 test-normal: build
@@ -66,7 +66,7 @@ test-san: build-san
 	  $(CTEST) --output-on-failure -j $(JOBS) -LE exhaustive
 
 test: deps-test
-	$(MAKE) test-normal test-san
+	$(MAKE) --no-print-directory test-normal test-san
 
 test-exhaustive: build
 	cd $(BUILD) && $(CTEST) --output-on-failure -L exhaustive

@@ -31,7 +31,8 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/npukitConfig.cmake.in
   PATH_VARS CMAKE_INSTALL_BINDIR NPK_INSTALL_DATADIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/npukitConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
-install(FILES ${PROJECT_BINARY_DIR}/npukitConfig.cmake ${PROJECT_BINARY_DIR}/npukitConfigVersion.cmake
+install(FILES ${PROJECT_BINARY_DIR}/npukitConfig.cmake
+              ${PROJECT_BINARY_DIR}/npukitConfigVersion.cmake
         DESTINATION ${NPK_INSTALL_CMAKEDIR})
 
 # pkg-config: prefix is found from the .pc file's own place (${pcfiledir}).

@@ -15,9 +15,17 @@ grep -h '^NPK_API ' "$inc"/npukit/*.h | sed -E 's/\(.*//; s/.*[^A-Za-z0-9_]([A-Z
 n_exp=$(wc -l <"$T/exported") n_decl=$(wc -l <"$T/declared")
 [ "$n_decl" -gt 50 ] || { echo "FAIL: only $n_decl NPK_API declarations found in $inc/npukit"; exit 1; }
 fail=0
+# A function declared at file scope without NPK_API would silently not be exported.
+if grep -nE '^[A-Za-z_][A-Za-z0-9_ ]*[ *]+[A-Za-z_][A-Za-z0-9_]*[[:space:]]*\(' "$inc"/npukit/*.h |
+   grep -vE ':(NPK_API|typedef|extern|enum|struct|union|static|#)' >"$T/bare"; then
+  echo "FAIL: public functions declared without NPK_API (put NPK_API first):"
+  sed 's/^/  /' "$T/bare"
+  fail=1
+fi
 extra=$(comm -23 "$T/exported" "$T/declared")
 if [ -n "$extra" ]; then
-  echo "FAIL: $lib exports $(echo "$extra" | wc -l) symbol(s) not declared in $inc/npukit/:"
+  echo "FAIL: $lib exports $(echo "$extra" | wc -l) symbol(s) that no header of" \
+       "$inc/npukit/ declares with NPK_API:"
   echo "$extra" | head -40 | sed 's/^/  /'
   fail=1
 fi
