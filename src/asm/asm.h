@@ -266,7 +266,8 @@ bool npk_asm_symbol(const npk_asm *a, const char *name, size_t len, int64_t *val
 typedef struct npk_asm_space_def {
     const char *name;
     uint64_t base;               /* lowest address */
-    uint64_t limit;              /* size limit in bytes (0: 16 MiB) */
+    uint64_t limit;              /* size limit in bytes (0: 16 MiB); output past it is one
+                                    error, however many statements lie beyond */
 } npk_asm_space_def;
 
 int npk_asm_space_find(const npk_asm *a, const char *name);
@@ -350,6 +351,11 @@ typedef struct npk_asm_opts {
     FILE *listing;               /* address, bytes and source of every line, or NULL */
     unsigned max_errors;         /* show at most this many errors (0: 50); all are counted */
     unsigned max_include_depth;  /* 0: 16 */
+    /* The size limit of output space 0 in bytes, replacing the target's (0: the target's),
+     * for a target whose program space follows a setting (rvnpu's ram_size); space0_hint,
+     * if set, is added to the message when the output outgrows it ("set ram_size=SIZE"). */
+    uint64_t space0_limit;
+    const char *space0_hint;
     /* Read a whole file (for .include and npk_asm_run_file); NULL: npk_file_read, the reader
      * of every npukit input (FIFOs waited for 2 s, devices refused). Return 0 and a
      * malloc'ed buffer, or -1. */

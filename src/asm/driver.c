@@ -342,6 +342,29 @@ static int out_of_space(npk_asm *a, const asm_space *s, uint64_t addr)
                          addr, s->name, s->base, s->base + s->limit - 1);
 }
 
+/* Output that runs past the end of a space: said once per pass, with the limit, because
+ * every later statement of a long program would otherwise be one more error of its own. */
+static int overflow(npk_asm *a, asm_space *s, uint64_t addr)
+{
+    if (s->overflowed)
+        return -1;
+    s->overflowed = true;
+    char size[64];
+    if (s->limit % (1u << 30) == 0)
+        snprintf(size, sizeof size, "%" PRIu64 " GiB", s->limit >> 30);
+    else if (s->limit % (1u << 20) == 0)
+        snprintf(size, sizeof size, "%" PRIu64 " MiB", s->limit >> 20);
+    else
+        snprintf(size, sizeof size, "%" PRIu64 " bytes", s->limit);
+    const char *hint = a->n_spaces && s == &a->spaces[0] ? a->opts.space0_hint : NULL;
+    return npk_asm_error(a, NULL, 0,
+                         "address 0x%" PRIx64 " is outside '%s' (0x%" PRIx64 "..0x%" PRIx64
+                         "): the output is larger than the %s the space holds%s%s (output "
+                         "past the end is reported only here)",
+                         addr, s->name, s->base, s->base + s->limit - 1, size,
+                         hint ? "; " : "", hint ? hint : "");
+}
+
 int npk_asm_set_pc(npk_asm *a, uint64_t addr)
 {
     asm_space *s = &a->spaces[a->cur_space];
@@ -356,10 +379,12 @@ int npk_asm_set_pc(npk_asm *a, uint64_t addr)
 /* Make [addr, addr+n) addressable; errors when it leaves the space. */
 static int reserve(npk_asm *a, asm_space *s, uint64_t addr, uint64_t n)
 {
-    if (addr < s->base || addr - s->base > s->limit)
+    if (addr < s->base)
         return out_of_space(a, s, addr);
+    if (addr - s->base > s->limit)
+        return overflow(a, s, addr);
     if (n > s->limit - (addr - s->base))
-        return out_of_space(a, s, s->base + s->limit);
+        return overflow(a, s, s->base + s->limit);
     uint64_t need = addr - s->base + n;
     if (need <= s->cap)
         return 0;
@@ -485,6 +510,7 @@ static void begin_pass(npk_asm *a)
             memset(s->written, 0, s->cap);
         }
         s->cur = s->hi = s->base;
+        s->overflowed = false;
     }
     a->cur_space = 0;
     a->diag.len = 0;
@@ -624,6 +650,8 @@ static npk_asm_result *run(const npk_asm_target *t, void *user, const char *sour
         s->name = asm_strndup(a, sd[i].name, strlen(sd[i].name));
         s->base = sd[i].base;
         s->limit = sd[i].limit ? sd[i].limit : DEFAULT_LIMIT;
+        if (i == 0 && a->opts.space0_limit)
+            s->limit = a->opts.space0_limit;
         if (s->limit > SIZE_MAX / 2)
             s->limit = SIZE_MAX / 2;
         s->cur = s->hi = s->base;

@@ -57,6 +57,7 @@ typedef struct asm_space {
     uint8_t *data, *written;
     size_t cap;                  /* bytes allocated from base */
     uint64_t cur, hi;            /* cursor and highest address reached (absolute) */
+    bool overflowed;             /* output ran past the limit this pass (reported once) */
 } asm_space;
 
 struct npk_asm {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "asm/asm.h"
+#include "npukit/npukit.h" /* NPK_INPUT_MAX */
 #include "targets/opennpu/opennpu.h"
 
 /* ---- canonical encoding (§4.6) --------------------------------------------------------------- */
@@ -281,12 +282,18 @@ static const npk_asm_dir oa_dirs[] = {
     {".word", npk_asm_dir_int, 4},
 };
 
+/* §3.5 sets no largest program; npukit's is the largest image it reads back (1 GiB,
+ * 2^28 words). Memory stays bounded by the source: opennpu has no directive that fills. */
+static const npk_asm_space_def oa_spaces[] = {{"prog", 0, NPK_INPUT_MAX}};
+
 static const npk_asm_target oa_target = {
     .name = "opennpu",
     .comment_chars = "#;",
     .flags = NPK_ASM_NO_FORWARD,
     .dirs = oa_dirs,
     .n_dirs = sizeof oa_dirs / sizeof oa_dirs[0],
+    .spaces = oa_spaces,
+    .n_spaces = 1,
     .list_word_bytes = 4,
     .statement = oa_statement,
     .reserved = oa_reserved,

@@ -607,7 +607,7 @@ static const npk_asm_dir ra_dirs[] = {
     {".type", dir_ignore, 0},            {".size", dir_ignore, 0},
 };
 
-static const npk_asm_space_def ra_spaces[] = {{"ram", RVNPU_RAM_BASE, 0}};
+static const npk_asm_space_def ra_spaces[] = {{"ram", RVNPU_RAM_BASE, RVNPU_ASM_DEFAULT_LIMIT}};
 
 static const npk_asm_target ra_target = {
     .name = "rvnpu",
@@ -628,32 +628,44 @@ const npk_asm_target *rvnpu_asm_target(void)
     return &ra_target;
 }
 
-int rvnpu_assemble(const char *source, size_t len, const char *name, FILE *diag,
-                   npk_asm_result **out)
-{
-    return rvnpu_assemble_rev(source, len, name, diag, -1, out);
-}
-
-int rvnpu_assemble_rev(const char *source, size_t len, const char *name, FILE *diag, int rev,
-                       npk_asm_result **out)
+static int assemble(const char *source, size_t len, const char *name, FILE *diag, int rev,
+                    uint64_t limit, npk_asm_result **out)
 {
     npk_asm_opts o = {0};
     o.diag = diag;
+    o.space0_limit = limit;
+    o.space0_hint = "set ram_size=SIZE for a larger RAM";
     ra_state st = {NULL, 0, 0, rev};
     npk_asm_result *r = npk_asm_run(&ra_target, &st, source, len, name, &o);
     free(st.wide);
     return npk_asm_result_check(r, name, diag, out);
 }
 
+int rvnpu_assemble_rev(const char *source, size_t len, const char *name, FILE *diag, int rev,
+                       npk_asm_result **out)
+{
+    return assemble(source, len, name, diag, rev, 0, out);
+}
+
+int rvnpu_assemble(const char *source, size_t len, const char *name, FILE *diag,
+                   npk_asm_result **out)
+{
+    return assemble(source, len, name, diag, -1, 0, out);
+}
+
 npk_status rvnpu_assemble_image(npk_machine *m, const char *source, const char *name,
-                                FILE *diag, int rev2, uint8_t **image, size_t *size)
+                                uint64_t ram_size, FILE *diag, int rev2, uint8_t **image,
+                                size_t *size)
 {
     *image = NULL;
     *size = 0;
     if (!source)
         return npk_fail(m, NPK_ERR_ARG, "no assembly source");
     npk_asm_result *r;
-    int errors = rvnpu_assemble_rev(source, strlen(source), name, diag, rev2 != 0, &r);
+    /* the engine's 16 MiB, or the whole RAM when it is larger: a program that fits the
+     * machine assembles, and the assembler holds no more than the RAM the user set */
+    uint64_t limit = ram_size > RVNPU_ASM_DEFAULT_LIMIT ? ram_size : RVNPU_ASM_DEFAULT_LIMIT;
+    int errors = assemble(source, strlen(source), name, diag, rev2 != 0, limit, &r);
     return npk_target_asm_image(m, errors, r, name, 4, image, size);
 }
 

@@ -22,10 +22,15 @@ int rvnpu_assemble(const char *source, size_t len, const char *name, FILE *diag,
 int rvnpu_assemble_rev(const char *source, size_t len, const char *name, FILE *diag, int rev,
                        npk_asm_result **out);
 
+/* The largest image rvnpu_assemble_image makes by default: 16 MiB (a larger RAM raises it). */
+#define RVNPU_ASM_DEFAULT_LIMIT (UINT64_C(16) << 20)
+
 /* For the machine: assemble for revision `rev2`, add the symbols to m and return a malloc'ed
- * image for 0x8000_0000. NPK_ERR_FORMAT (message on m) when the source has errors. */
+ * image for 0x8000_0000, of at most max(ram_size, 16 MiB) bytes. NPK_ERR_FORMAT (message on
+ * m) when the source has errors. */
 npk_status rvnpu_assemble_image(npk_machine *m, const char *source, const char *name,
-                                FILE *diag, int rev2, uint8_t **image, size_t *size);
+                                uint64_t ram_size, FILE *diag, int rev2, uint8_t **image,
+                                size_t *size);
 
 /* One word as text, fetched from `pc`, for the revision (rev2 = 0: seed): standard syntax
  * with ABI names and absolute branch targets for a legal word in its canonical encoding;

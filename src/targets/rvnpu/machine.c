@@ -417,8 +417,8 @@ static npk_status rvnpu_assemble_hook(npk_machine *m, void *state, const char *s
                                       const char *name, FILE *diag, uint8_t **image,
                                       size_t *size)
 {
-    return rvnpu_assemble_image(m, source, name, diag, ((rvnpu_state *)state)->rev2, image,
-                                size);
+    const rvnpu_state *s = state;
+    return rvnpu_assemble_image(m, source, name, s->ram_size, diag, s->rev2, image, size);
 }
 
 const npk_target npk_target_rvnpu = {
