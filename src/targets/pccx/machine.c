@@ -780,7 +780,21 @@ static npk_status pccx_disasm_hook(npk_machine *m, void *state, const uint8_t *b
     (void)pc;
     for (int i = 0; i < 8; i++)
         w |= (uint64_t)b[i] << (8 * i);
-    pccx_disasm(w, c->ext, out, n);
+    int len = pccx_disasm(w, c->ext, out, n);
+    pccx_insn_t d, eff;
+    if (len < 0 || pccx_decode(w, c->ext, &d) == PCCX_OK)
+        return NPK_OK;
+    /* §13.2 prints a word that fails the strict rules as `.word`; like the other targets,
+     * say why after it in a comment (the text still assembles to the word) */
+    int dropped;
+    char why[300];
+    int rc = pccx_effective(&d, c->ext, c->hw_compat, &eff, &dropped, why, sizeof why);
+    const char *mode = !c->hw_compat || rc != PCCX_OK ? ""
+                       : dropped                      ? " (hw-compat drops it)"
+                                                      : " (hw-compat runs it, the bits read as zero)";
+    if ((size_t)len < n)
+        snprintf(out + len, n - (size_t)len, "  ; illegal: %s%s", why[0] ? why : "invalid",
+                 mode);
     return NPK_OK;
 }
 

@@ -38,6 +38,21 @@ for f in softmax.s rmsnorm_base.s rmsnorm_ext.s gemv_int4.s gemm_int4.s; do
   cmp -s "$T/$b.bin" "$T/$b.round.bin" && ok || bad "$f: disassembly does not reassemble to the same words"
 done
 expect 0 "memset fmap, idx=4, a=1, b=8, c=1" -- "$NPK" disasm -t pccx "$T/softmax.bin"
+# an illegal word: `.word` (§13.2) and, in a comment, why, as for the other targets
+printf '.word 0xffffffffffffffff\n.word 0x0807060504030201\n.word 0x%016x\n' $((0x5 << 60)) >"$T/illegal.s"
+expect 0 "" -- "$NPK" asm -t pccx "$T/illegal.s" -o "$T/illegal.bin"
+expect 0 "       0:  ffffffffffffffff  .word 0xffffffffffffffff  ; illegal: reserved opcode 0xF" -- \
+  "$NPK" disasm -t pccx "$T/illegal.bin"
+expect 0 "       8:  0807060504030201  .word 0x0807060504030201  ; illegal: reserved bits set (word mask 0x1)" -- \
+  "$NPK" disasm -t pccx "$T/illegal.bin"
+expect 0 ".word 0xffffffffffffffff  ; illegal: reserved opcode 0xF (hw-compat drops it)" -- \
+  "$NPK" disasm -t pccx:mode=hw-compat "$T/illegal.bin"
+expect 0 ".word 0x0807060504030201  ; illegal: reserved bits set (word mask 0x1) (hw-compat runs it, the bits read as zero)" -- \
+  "$NPK" disasm -t pccx:mode=hw-compat "$T/illegal.bin"
+expect 0 ".word 0x5000000000000000  ; illegal: reserved opcode 0x5" -- "$NPK" disasm -t pccx "$T/illegal.bin"
+expect 0 "" -- "$NPK" disasm -t pccx -s "$T/illegal.bin" -o "$T/illegal.dis.s"
+expect 0 "" -- "$NPK" asm -t pccx "$T/illegal.dis.s" -o "$T/illegal.round.bin"
+cmp -s "$T/illegal.bin" "$T/illegal.round.bin" && ok || bad "illegal words: disassembly does not reassemble to the same words"
 
 # --- bad programs ---
 printf '    .word 0x5000000000000000\n' >"$T/opcode.s"
