@@ -804,8 +804,13 @@ npk_status npk_stats_print(npk_machine *m, FILE *f)
     fprintf(f, "npukit: stats for %s (%s)\n", m->target->name, m->config);
     fprintf(f, "  instructions  %llu\n", (unsigned long long)s.insns);
     fprintf(f, "  cycles        %llu", (unsigned long long)s.cycles);
-    if (s.insns && s.cycles)
+    char note[200];
+    if (m->target->cycles_note) {
+        if (m->target->cycles_note(m->state, &s, note, sizeof note) > 0)
+            fprintf(f, "  (%s)", note);
+    } else if (s.insns && s.cycles) {
         fprintf(f, "  (CPI %.3f)", (double)s.cycles / (double)s.insns);
+    }
     fprintf(f, "\n  mix:\n");
     for (size_t i = 0; i < s.n_mnemonics; i++)
         if (s.count[i])

@@ -98,6 +98,10 @@ typedef struct npk_target {
     size_t n_units;
     const char *const *extras;
     size_t n_extras;
+    /* Optional: what the cycle count means, shown after it by npk_stats_print instead of the
+     * cycles per instruction (meaningless where units run concurrently, as on pccx). Writes
+     * at most n bytes; returns the text's length (snprintf-like), 0 for none. */
+    int (*cycles_note)(void *state, const npk_stats *s, char *out, size_t n);
 } npk_target;
 
 /* Record an error on the machine (message printf-style) and return `s`. */
