@@ -232,6 +232,10 @@ NPK_API npk_status npk_write_symbol(npk_machine *m, const char *name, const void
  * hex word files or a port stream). For those, npk_assemble's image is that text and
  * npk_disasm_text turns such a file back into assembly. */
 NPK_API size_t npk_insn_bytes(const npk_machine *m);
+/* What one instruction of this machine is, as text for people: "4 bytes (32 bits)", or for
+ * a text-stream target what its words are ("one 130-bit control word per cycle ...").
+ * snprintf-like: writes at most n bytes and returns the full length. */
+NPK_API int npk_insn_describe(const npk_machine *m, char *out, size_t n);
 /* Width of the target's program addresses: every instruction word of a program, from its
  * first byte to its last, lies below 2^bits (32 for toy, rvnpu and opennpu; 64 for pccx). */
 NPK_API unsigned npk_addr_bits(const npk_machine *m);

@@ -123,7 +123,9 @@ int npk_cmd_info(int argc, char **argv)
     printf("\nsettings (--config or -t %s:KEY=VAL,...):\n%s", name,
            npk_target_config_help(name) ? npk_target_config_help(name) : "  (none)\n");
     printf("\neffective configuration: %s\n", npk_config_string(m));
-    printf("instruction word: %zu bytes\n", npk_insn_bytes(m));
+    char insn[256];
+    npk_insn_describe(m, insn, sizeof insn);
+    printf("instruction word: %s\n", insn);
     printf("\nmemories (for --load/--dump SPACE:ADDR:...):\n");
     for (size_t i = 0; i < npk_space_count(m); i++) {
         const npk_space_info *s = npk_space(m, i);

@@ -704,6 +704,14 @@ size_t npk_insn_bytes(const npk_machine *m)
     return m->target->insn_bytes;
 }
 
+int npk_insn_describe(const npk_machine *m, char *out, size_t n)
+{
+    if (m->target->insn_note)
+        return m->target->insn_note(m->state, out, n);
+    return snprintf(out, n, "%u bytes (%u bits)", m->target->insn_bytes,
+                    8 * m->target->insn_bytes);
+}
+
 unsigned npk_addr_bits(const npk_machine *m)
 {
     return m->target->addr_bits ? m->target->addr_bits : 64;

@@ -102,6 +102,9 @@ typedef struct npk_target {
      * cycles per instruction (meaningless where units run concurrently, as on pccx). Writes
      * at most n bytes; returns the text's length (snprintf-like), 0 for none. */
     int (*cycles_note)(void *state, const npk_stats *s, char *out, size_t n);
+    /* Optional, for npk_insn_describe: what one instruction is, where insn_bytes does not
+     * say it (tinytpu's control word per cycle). snprintf-like. */
+    int (*insn_note)(void *state, char *out, size_t n);
 } npk_target;
 
 /* Record an error on the machine (message printf-style) and return `s`. */

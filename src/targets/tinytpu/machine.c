@@ -439,6 +439,26 @@ static npk_status tt_assemble_hook(npk_machine *m, void *state, const char *sour
     return NPK_OK;
 }
 
+/* insn_bytes is 0 (programs are text), so say what a cycle's word is in the format that
+ * `npukit asm` writes (docs/tinytpu-words.md). */
+static int tt_insn_note(void *state, char *out, size_t n)
+{
+    const tt_state *s = state;
+    if (s->words == TT_FMT_PORT)
+        return snprintf(out, n,
+                        "one control word per cycle (%u lanes), written as a port stream "
+                        "(words=port); programs are text",
+                        s->N);
+    unsigned bits = s->words == TT_FMT_W88    ? 88
+                    : s->words == TT_FMT_W94  ? 94
+                    : s->words == TT_FMT_W130 ? 130
+                                              : 96 + 17 * s->N; /* wfull */
+    return snprintf(out, n,
+                    "one %u-bit control word per cycle (words=%s); programs are text: "
+                    "assembly, hex words or a port stream",
+                    bits, tt_format_names[s->words]);
+}
+
 const npk_target npk_target_tinytpu = {
     .name = "tinytpu",
     .summary = "tiny-tpu: 2x2 (N x N) weight-stationary Q8.8 systolic training accelerator, one "
@@ -459,6 +479,7 @@ const npk_target npk_target_tinytpu = {
         "  gating=0         step every block every cycle (default 1: skip blocks at rest;\n"
         "                   results are identical, tests compare the two)\n",
     .insn_bytes = 0, /* programs are text: one control word per cycle */
+    .insn_note = tt_insn_note,
     .elf_machine = 0,
     .addr_bits = 64, /* a text stream: one word per cycle, counted in 64 bits */
     .create = tt_create,
