@@ -500,9 +500,10 @@ static int demo_opennpu(const demo *d)
     npk_stats st;
     if (npk_stats_get(m, &st) == NPK_OK)
         print_stats(&st);
-    printf("  MMA array utilisation %.1f %%: a new operand pair on %llu of %llu ticks\n",
-           100.0 * (double)res.feeds / (double)res.ticks, (unsigned long long)res.feeds,
-           (unsigned long long)res.ticks);
+    /* per mille, rounded down, like the mma_util_permille statistic */
+    printf("  MMA array utilisation %llu per mille: a new operand pair on %llu of %llu ticks\n",
+           (unsigned long long)(res.ticks ? res.feeds * 1000 / res.ticks : 0),
+           (unsigned long long)res.feeds, (unsigned long long)res.ticks);
     /* host speed of the fast loop (no observers), at least 0.2 s of runs */
     npk_stats_enable(m, 0);
     double spent = 0, start = now();

@@ -141,9 +141,10 @@ int main(void)
     double ratio = 0;
     uint64_t t = one("opennpu", 8, 32, 256, 256, 256, 0, &ratio);
     uint64_t bound = 1024ull * (256 + 128 + 8 + 7); /* 1.5 Kd + 2K - 1 per tile, 1024 tiles */
-    printf("GEMM 256x256x256 at K=8: %llu ticks, bound %llu, ratio %.4f, MMA utilisation %.1f %%\n",
+    printf("GEMM 256x256x256 at K=8: %llu ticks, bound %llu, ratio %.4f, MMA utilisation %llu "
+           "per mille\n",
            (unsigned long long)t, (unsigned long long)bound, ratio,
-           t ? 100.0 * 256 * 256 * 256 / 64 / (double)t : 0.0);
+           (unsigned long long)(t ? 256ull * 256 * 256 / 64 * 1000 / t : 0));
     CHECK(t >= bound && (double)t <= 1.10 * (double)bound,
           "256^3: %llu ticks, not within 10 %% of %llu", (unsigned long long)t,
           (unsigned long long)bound);

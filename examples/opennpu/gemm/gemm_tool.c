@@ -168,11 +168,13 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < (size_t)M * N; i++)
                 bad += C[i] != R[i];
             printf("ran %llu instructions: %llu ticks (bound %llu, %.2f %% above), %llu stall "
-                   "ticks, MMA utilisation %.1f %% (%llu feeds); C %s the host reference%s\n",
+                   "ticks, MMA utilisation %llu per mille (%llu feeds); C %s the host "
+                   "reference%s\n",
                    (unsigned long long)res.insns, (unsigned long long)res.ticks,
                    (unsigned long long)cnt.bound,
                    100.0 * ((double)res.ticks / (double)cnt.bound - 1),
-                   (unsigned long long)res.stalls, 100.0 * (double)res.feeds / (double)res.ticks,
+                   (unsigned long long)res.stalls,
+                   (unsigned long long)(res.ticks ? res.feeds * 1000 / res.ticks : 0),
                    (unsigned long long)res.feeds, bad ? "DIFFERS from" : "equals",
                    bad ? "" : " exactly");
             rc = bad != 0;

@@ -105,9 +105,9 @@ int main(int argc, char **argv)
            "accuracy %.2f %% (reference %.2f %%)\n",
            batch, limit, mismatches, 100.0 * correct / limit, 100.0 * ref_correct / limit);
     printf("per batch of %u: %llu instructions (%llu MMA feeds), %llu ticks, MMA utilisation "
-           "%.1f %%; per image %.0f instructions, %.0f ticks\n",
+           "%llu per mille; per image %.0f instructions, %.0f ticks\n",
            batch, (unsigned long long)insns, (unsigned long long)feeds,
-           (unsigned long long)ticks, ticks ? 100.0 * (double)feeds / (double)ticks : 0.0,
+           (unsigned long long)ticks, (unsigned long long)(ticks ? feeds * 1000 / ticks : 0),
            (double)insns / batch, (double)ticks / batch);
     npk_destroy(m);
     mlp_dataset_free(&ds);
