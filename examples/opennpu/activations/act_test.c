@@ -756,8 +756,20 @@ static void cli_data(const char *dir)
 
 /* ---- main ---------------------------------------------------------------------------------- */
 
+static const char usage_text[] =
+    "usage: onpu_act_test relu|clamp|tanh|gelu|softmax|quantize SRC_DIR\n"
+    "       onpu_act_test lutgen LUTGEN_EXE WORK_DIR\n"
+    "       onpu_act_test cli-data OUT_DIR\n";
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("%sRun an activation kernel against its host reference, the LUT generator, or "
+               "write the\ninput data of the command-line checks (examples/opennpu/"
+               "activations/README.md).\n",
+               usage_text);
+        return 0;
+    }
     ctx c = {0, 0};
     if (argc == 3 && strcmp(argv[1], "cli-data") == 0) {
         cli_data(argv[2]);
@@ -778,9 +790,7 @@ int main(int argc, char **argv)
     else if (argc == 3 && strcmp(argv[1], "quantize") == 0)
         test_quantize(&c, argv[2]);
     else {
-        fprintf(stderr, "usage: onpu_act_test relu|clamp|tanh|gelu|softmax|quantize SRC_DIR\n"
-                        "       onpu_act_test lutgen LUTGEN_EXE WORK_DIR\n"
-                        "       onpu_act_test cli-data OUT_DIR\n");
+        fputs(usage_text, stderr);
         return 2;
     }
     if (c.failures) {

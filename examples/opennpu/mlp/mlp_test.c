@@ -13,6 +13,13 @@
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: onpu_mlp_test WEIGHTS [DATA_DIR [N_IMAGES [BATCH]]]\n"
+               "Run the int8 Fashion-MNIST MLP on opennpu over N_IMAGES test images (default "
+               "10000) in\nbatches of BATCH (80) and compare every logit with the host "
+               "reference.\n");
+        return 0;
+    }
     if (argc < 2) {
         fprintf(stderr, "usage: onpu_mlp_test WEIGHTS [DATA_DIR [N_IMAGES [BATCH]]]\n");
         return 2;

@@ -32,12 +32,15 @@
  * mode gets KV_TOL + 4 * theta_err (llm_theta_err). */
 #define KV_TOL 0.05
 
-static void usage(void)
+/* --help: to stdout, status 0; a bad command line: to stderr, status 2 */
+static void usage(FILE *f, int status)
 {
-    fprintf(stderr, "usage: decoder_layer [--check] [--seed N] [--past T] [--steps S] "
-                    "[--rope-host] [--gemv-only] [--inject-fault] [--timeline FILE] [--trace] "
-                    "[--verbose]\n");
-    exit(2);
+    fprintf(f, "usage: pccx_decoder_layer [--check] [--seed N] [--past T] [--steps S] "
+               "[--rope-host] [--gemv-only] [--inject-fault] [--timeline FILE] [--trace] "
+               "[--verbose]\n"
+               "One Gemma-shaped decoder layer on pccx, decode steps over a KV cache, against "
+               "its binary64 reference\n(examples/pccx/llm/README.md).\n");
+    exit(status);
 }
 
 static double rms(const double *v, uint32_t n)
@@ -84,11 +87,13 @@ int main(int argc, char **argv)
             steps = (uint32_t)strtoul(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--timeline") && i + 1 < argc)
             timeline = argv[++i];
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            usage(stdout, 0);
         else
-            usage();
+            usage(stderr, 2);
     }
     if (steps < 1 || past + steps > 256)
-        usage();
+        usage(stderr, 2);
 
     /* D = 64, 2 query heads sharing 1 KV head of 32, gated FFN of 128 */
     llm_dims d = {.dim = 64, .n_heads = 2, .n_kv_heads = 1, .head_dim = 32, .ffn = 128,

@@ -77,11 +77,14 @@ static int cleanup(bufs *b, pccx_t *px, tinylm_model *m, int status)
     return status;
 }
 
-static void usage(void)
+/* --help: to stdout, status 0; a bad command line: to stderr, status 2 */
+static void usage(FILE *f, int status)
 {
-    fprintf(stderr, "usage: tinylm [--check] [--prompt TEXT] [--tokens N] [--rope-device] "
-                    "[--timeline FILE] [--verbose] WEIGHTS.bin\n");
-    exit(2);
+    fprintf(f, "usage: pccx_tinylm [--check] [--prompt TEXT] [--tokens N] [--rope-device] "
+               "[--timeline FILE] [--verbose] WEIGHTS.bin\n"
+               "The tiny byte-level language model (models/pccx_tinylm/tinylm.bin) generating "
+               "text on pccx\n(examples/pccx/llm/README.md).\n");
+    exit(status);
 }
 
 int main(int argc, char **argv)
@@ -102,13 +105,15 @@ int main(int argc, char **argv)
             ntok = (uint32_t)strtoul(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--timeline") && i + 1 < argc)
             timeline = argv[++i];
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            usage(stdout, 0);
         else if (argv[i][0] != '-' && !path)
             path = argv[i];
         else
-            usage();
+            usage(stderr, 2);
     }
     if (!path)
-        usage();
+        usage(stderr, 2);
     tinylm_model m;
     char err[160];
     if (tinylm_load(&m, path, err, sizeof err)) {

@@ -46,6 +46,12 @@ static unsigned at(const tt_compiled *c, const char *name, int step)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: tt_xor_test [DIR]\n"
+               "Compile DIR/xor.net (default .) for tinytpu, run one training step and check it "
+               "against the\nhost reference, cycle by cycle (ctest tinytpu_xor_step).\n");
+        return 0;
+    }
     const char *dir = argc > 1 ? argv[1] : ".";
     char path[1024], err[512];
     snprintf(path, sizeof path, "%s/xor.net", dir);

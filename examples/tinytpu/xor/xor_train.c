@@ -21,6 +21,13 @@
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: tt_xor_train [NET [-v]]\n"
+               "Train XOR on tinytpu from the network description NET (default xor_train.net) "
+               "and check\nthe learned outputs against the host reference (ctest "
+               "tinytpu_xor_train); -v prints every epoch.\n");
+        return 0;
+    }
     const char *path = argc > 1 ? argv[1] : "xor_train.net";
     int verbose = argc > 2 && !strcmp(argv[2], "-v");
     char err[512];
