@@ -4,10 +4,13 @@
 # if run from the top of the repository), and the library section's link commands on its C
 # example. A tour line must exit 0 (or the status its comment gives: "exit 124"), print what
 # its comment says it prints ("prints 5133", "a warning"), finish in 60 s and leave no file
-# over 16 MiB; a line whose firmware was not built (no riscv32 toolchain) is skipped.
-# usage: readme_test.sh SOURCE_DIR BUILD_DIR CC
+# over 16 MiB; a line whose firmware was not built (no riscv32 toolchain) is skipped. In the
+# sanitizer build (SANITIZE=ON) the benchmark lines are skipped (speed is their point, and
+# they take minutes there) and the link commands get the sanitizer flags the library needs.
+# usage: readme_test.sh SOURCE_DIR BUILD_DIR CC [SANITIZE]
 set -u
-SRC=$1 BUILD=$2 CC=$3
+SRC=$1 BUILD=$2 CC=$3 SANITIZE=${4:-OFF}
+[ "$SANITIZE" = ON ] && CC="$CC -fsanitize=address,undefined"
 export CC
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -44,6 +47,10 @@ while IFS= read -r line; do
   [[ $note =~ warning ]] && pat="warning:"
   fw=$(printf '%s' "$cmd" | grep -o 'build/firmware/[A-Za-z0-9_]*\.elf' | head -1)
   if [ -n "$fw" ] && [ ! -f "$BUILD/${fw#build/}" ]; then
+    skipped=$((skipped + 1))
+    continue
+  fi
+  if [ "$SANITIZE" = ON ] && [[ $cmd == build/bench/* ]]; then
     skipped=$((skipped + 1))
     continue
   fi
@@ -94,11 +101,11 @@ while IFS= read -r line; do
   links=$((links + 1))
   cmd=$(printf '%s' "$line" | sed 's/[[:space:]]\{2,\}#[[:space:]].*$//')
   rm -f "$W/prog"
-  (cd "$W" && bash -c "${cmd/#cc /\"\$CC\" }") >"$T/out" 2>&1 && ok ||
+  (cd "$W" && bash -c "${cmd/#cc /\$CC }") >"$T/out" 2>&1 && ok ||
     { bad "link: '$cmd' failed"; sed 's/^/    /' "$T/out" | head -8 >&2; continue; }
   expect 0 "exit 42" -- bash -c "cd '$W' && ./prog"
 done < <(sh_lines "## The library" "## Layout")
 [ "$links" = 2 ] && ok || bad "library: $links cc command lines in README.md, want 2 (static, shared)"
 
-echo "$n tour lines run, $skipped skipped (firmware not built)"
+echo "$n tour lines run, $skipped skipped (firmware not built, or benchmarks under sanitizers)"
 finish
