@@ -663,7 +663,7 @@ npk_status rvnpu_assemble_image(npk_machine *m, const char *source, const char *
         return npk_fail(m, NPK_ERR_ARG, "no assembly source");
     npk_asm_result *r;
     /* the engine's 16 MiB, or the whole RAM when it is larger: a program that fits the
-     * machine assembles, and the assembler holds no more than the RAM the user set */
+     * machine assembles, and the assembler's memory stays a small multiple of the RAM the user set */
     uint64_t limit = ram_size > RVNPU_ASM_DEFAULT_LIMIT ? ram_size : RVNPU_ASM_DEFAULT_LIMIT;
     int errors = assemble(source, strlen(source), name, diag, rev2 != 0, limit, &r);
     return npk_target_asm_image(m, errors, r, name, 4, image, size);
