@@ -768,8 +768,9 @@ npk_status npk_timeline_open(npk_machine *m, const char *path)
     FILE *f = fopen(path, "w");
     if (!f)
         return npk_fail(m, NPK_ERR_IO, "%s: cannot write timeline: %s", path, strerror(errno));
-    m->obs.timeline = npk_timeline_create(f, path, m->target->units, m->target->n_units,
-                                          m->target->name);
+    const npk_target *t = m->target;
+    m->obs.timeline = npk_timeline_create(f, path, t->tracks ? t->tracks : t->units,
+                                          t->tracks ? t->n_tracks : t->n_units, t->name);
     if (!m->obs.timeline) {
         fclose(f);
         return npk_fail(m, NPK_ERR_NOMEM, "out of memory");

@@ -44,16 +44,23 @@ void npk_obs_retire(npk_machine *m, const npk_event *ev);
 void npk_obs_span(npk_machine *m, unsigned unit, const char *name, uint64_t start,
                   uint64_t end);
 
+/* Write a slice on timeline track `track` of a target with its own track list (npk_target's
+ * tracks); statistics are the target's business. Does nothing without a timeline. */
+void npk_obs_slice(npk_machine *m, unsigned track, const char *name, uint64_t start,
+                   uint64_t end);
+
 /* Core-internal lifecycle (machine.c). */
 npk_status npk_obs_init(npk_obs *o, size_t n_mnemonics, size_t n_units, size_t n_extras);
 void npk_obs_free(npk_obs *o);
 void npk_obs_clear_counts(npk_obs *o, size_t n_mnemonics, size_t n_units, size_t n_extras);
 void npk_obs_update_active(npk_obs *o);
 
-/* `path` names the file in messages (copied). */
-npk_timeline *npk_timeline_create(FILE *f, const char *path, const char *const *units,
-                                  size_t n_units, const char *target);
-void npk_timeline_event(npk_timeline *t, unsigned unit, const char *name, uint64_t start,
+/* `path` names the file in messages (copied); one track per name in `tracks` (the names
+ * must outlive the writer). */
+npk_timeline *npk_timeline_create(FILE *f, const char *path, const char *const *tracks,
+                                  size_t n_tracks, const char *target);
+/* One slice on a track (on the track's first lane where it nests properly: see obs.c). */
+void npk_timeline_event(npk_timeline *t, unsigned track, const char *name, uint64_t start,
                         uint64_t dur);
 /* Finish the JSON and close the file; returns 0 when everything was written, else an errno
  * value, with the file's name copied to path[0..n). */

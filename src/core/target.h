@@ -105,6 +105,12 @@ typedef struct npk_target {
     /* Optional, for npk_insn_describe: what one instruction is, where insn_bytes does not
      * say it (tinytpu's control word per cycle). snprintf-like. */
     int (*insn_note)(void *state, char *out, size_t n);
+    /* Timeline tracks, for a target whose timeline is finer than its units (tinytpu: a track
+     * per VPU stage and per read channel). NULL: one track per unit, filled by retire events
+     * and npk_obs_span. Set: retire events and spans write no slices; the target writes its
+     * own with npk_obs_slice. */
+    const char *const *tracks;
+    size_t n_tracks;
 } npk_target;
 
 /* Record an error on the machine (message printf-style) and return `s`. */
