@@ -302,8 +302,10 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
 {
     if (w->rst) {
         tt_reset_state(s);
-        if (obs)
+        if (obs) {
             obs->extra[TT_X_RESETS]++;
+            s->tl_busy = 0, s->tl_issue = 0; /* a reset cycle does no work */
+        }
         return OK;
     }
     const unsigned p = w->pathway;
@@ -392,7 +394,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
 
     /* 4b comes after 4c and 4d: the channel beats rewrite the output registers that the GD
      *    units and the PEs read during the cycle. */
-    unsigned beats = 0;
+    unsigned beats = 0, chan_beats = 0; /* chan_beats (observed only): bit c, channel c read */
     tt_chan *ch = s->ch;
     /* which channels do a beat at this edge (kept as a mask: issue and every beat update it) */
     const unsigned act_bits = s->ch_live; /* bit c set iff t + 1 < R + C for channel c */
@@ -495,6 +497,8 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
 #define BEAT_END(ci)                                                                           \
     c->t = (uint16_t)(t + 1);                                                                  \
     live = (live & ~(1u << (ci))) | (unsigned)(t + 2 < R + C) << (ci);                        \
+    if (obs)                                                                                   \
+        chan_beats |= (unsigned)(any != 0) << (ci);                                            \
     beats += any
     /* input channel: lanes 0 -> N-1 if T, else N-1 -> 0; sequential (a copy per order, so
      * that the lane numbers are constants) */
@@ -654,6 +658,25 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         obs->busy[TT_U_UB_READ] += beats != 0;
         obs->busy[TT_U_UB_WRITE] += nw != 0;
         obs->busy[TT_U_GD] += s->gd_busy; /* a GD unit registered an update */
+        if (obs->timeline) {
+            uint32_t busy = (uint32_t)(macs != 0) << TT_T_ARRAY |
+                            (uint32_t)(any_out != 0) << TT_T_VPU |
+                            (uint32_t)(beats != 0) << TT_T_UB_READ |
+                            (uint32_t)chan_beats << TT_T_CH0 |
+                            (uint32_t)(nw != 0) << TT_T_UB_WRITE |
+                            (uint32_t)(s->gd_busy != 0) << TT_T_GD;
+            for (unsigned st = 0; st < 4; st++) {
+                /* DERIV registers the stream even when bypassed (A9.3): busy only if enabled */
+                unsigned v = 0;
+                for (unsigned i = 0; i < N; i++)
+                    v |= s->st_v[st][i];
+                if (st == 3 && !(p & TT_PW_DERIV))
+                    v = 0;
+                busy |= (uint32_t)(v != 0) << (TT_T_STAGE0 + st);
+            }
+            s->tl_busy = busy;
+            s->tl_issue = issued ? w->sel + 1u : 0;
+        }
         if (obs->trace)
             trace_edge(s, obs->trace, k, nw);
     }
@@ -721,6 +744,53 @@ static void trace_edge(tt_state *s, FILE *f, uint64_t k, unsigned nw)
                 s->rd_lane[i], (long)s->rd_addr[i], s->rd_val[i]);
     if (s->trace_regs)
         trace_regs(s, f, k);
+}
+
+/* ---- the timeline --------------------------------------------------------------------------- */
+
+/* The name of track tr's slices: a channel's read as its assembly shows it. */
+static const char *track_slice_name(const tt_state *s, unsigned tr, char *buf, size_t n)
+{
+    static const char *const names[TT_N_TRACKS] = {
+        [TT_T_ARRAY] = "mac",          [TT_T_VPU] = "output",         [TT_T_STAGE0] = "bias",
+        [TT_T_STAGE0 + 1] = "lrelu",   [TT_T_STAGE0 + 2] = "loss",    [TT_T_STAGE0 + 3] = "deriv",
+        [TT_T_UB_READ] = "read",       [TT_T_UB_WRITE] = "write",     [TT_T_GD] = "update"};
+    if (tr < TT_T_CH0 || tr >= TT_T_CH0 + TT_N_CHANNELS)
+        return names[tr];
+    unsigned c = tr - TT_T_CH0;
+    snprintf(buf, n, "%s addr=%u rows=%u cols=%u%s", tt_channel_names[c], s->tl_addr[c],
+             s->tl_rows[c], s->tl_cols[c], s->tl_T[c] ? " t" : "");
+    return buf;
+}
+
+/* Close track tr's open slice at time `end`. */
+static void track_close(npk_machine *m, tt_state *s, unsigned tr, uint64_t end)
+{
+    if (!s->tl_since[tr])
+        return;
+    char buf[96];
+    npk_obs_slice(m, tr, track_slice_name(s, tr, buf, sizeof buf), s->tl_since[tr] - 1, end);
+    s->tl_since[tr] = 0;
+}
+
+/* After edge k (cycle k is [k-1, k)): open the slices of the tracks busy in cycle k, close
+ * those of the idle ones; a read issued in cycle k closes its channel's slice first. */
+static void timeline_edge(npk_machine *m, tt_state *s, const tt_cycle *c, uint64_t k)
+{
+    if (s->tl_issue) {
+        unsigned ch = s->tl_issue - 1;
+        track_close(m, s, TT_T_CH0 + ch, k - 1);
+        s->tl_addr[ch] = c->addr, s->tl_rows[ch] = c->rows, s->tl_cols[ch] = c->cols;
+        s->tl_T[ch] = (uint8_t)c->T;
+    }
+    for (unsigned tr = 0; tr < TT_N_TRACKS; tr++) {
+        if (s->tl_busy >> tr & 1) {
+            if (!s->tl_since[tr])
+                s->tl_since[tr] = k; /* start k - 1, plus one */
+        } else {
+            track_close(m, s, tr, k - 1);
+        }
+    }
 }
 
 /* ---- the run loop --------------------------------------------------------------------------- */
@@ -792,12 +862,17 @@ npk_status tt_run(npk_machine *m, void *state, uint64_t max, npk_stop *stop)
             o->insns++;
             o->cycles = k;
             o->count[kind_of(c)]++;
+            if (o->timeline)
+                timeline_edge(m, s, c, k);
             if (s->vcd)
                 tt_vcd_edge(s, k, c);
             s->pc++;
             done++;
         }
     }
+    if (obs && o->timeline) /* the slices still open end with the run */
+        for (unsigned tr = 0; tr < TT_N_TRACKS; tr++)
+            track_close(m, s, tr, s->pc);
     if (stop->reason == NPK_STOP_FAULT) {
         if (o->trace)
             fprintf(o->trace, "# stopped: %s\n", stop->message);

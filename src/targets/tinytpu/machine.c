@@ -21,6 +21,11 @@ extern const npk_target npk_target_tinytpu;
 
 static const char *const kinds[TT_N_KINDS] = {"idle", "reset", "read", "host", "sw", "other"};
 static const char *const units[TT_N_UNITS] = {"array", "vpu", "ub_read", "ub_write", "gd"};
+const char *const tt_track_names[TT_N_TRACKS] = {
+    "array",         "vpu",           "vpu.bias",     "vpu.lrelu",    "vpu.loss",
+    "vpu.deriv",     "ub_read",       "ub_read.input", "ub_read.weight", "ub_read.bias",
+    "ub_read.y",     "ub_read.h",     "ub_read.gbias", "ub_read.gweight", "ub_write",
+    "gd"};
 static const char *const extras[TT_N_EXTRAS] = {
     "ub_writes", "host_writes", "vpu_writes", "gd_writes", "macs", "read_beats", "issues",
     "reset_cycles"};
@@ -503,4 +508,6 @@ const npk_target npk_target_tinytpu = {
     .n_units = TT_N_UNITS,
     .extras = extras,
     .n_extras = TT_N_EXTRAS,
+    .tracks = tt_track_names,
+    .n_tracks = TT_N_TRACKS,
 };

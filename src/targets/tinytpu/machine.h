@@ -41,6 +41,19 @@ typedef enum tt_extra {
 /* Units (busy cycles in --stats, tracks in --timeline). */
 enum { TT_U_ARRAY, TT_U_VPU, TT_U_UB_READ, TT_U_UB_WRITE, TT_U_GD, TT_N_UNITS };
 
+/* Timeline tracks (finer than the units): the array, the VPU output and its four stages, the
+ * UB reads in all and per channel, the UB writes, the GD units. A track is busy in cycle k
+ * (the slice [k-1, k)) when at edge k: array, some PE does a MAC; vpu, some lane's output is
+ * valid; vpu.STAGE, the stage is enabled and registers a valid value in some lane; ub_read,
+ * some channel beat reads; ub_read.CHANNEL, that channel's beat reads in some lane; ub_write,
+ * some UB word is written; gd, some GD unit registers an update. Consecutive busy cycles make
+ * one slice; a channel's slice is one read (re-issuing starts a new one). */
+enum {
+    TT_T_ARRAY, TT_T_VPU, TT_T_STAGE0, TT_T_UB_READ = TT_T_STAGE0 + 4, TT_T_CH0,
+    TT_T_UB_WRITE = TT_T_CH0 + TT_N_CHANNELS, TT_T_GD, TT_N_TRACKS
+};
+extern const char *const tt_track_names[TT_N_TRACKS];
+
 /* Per-cycle kinds (the statistics' "mnemonics"). */
 enum { TT_K_IDLE, TT_K_RESET, TT_K_READ, TT_K_HOST, TT_K_SW, TT_K_OTHER, TT_N_KINDS };
 
@@ -107,6 +120,14 @@ typedef struct tt_state {
     uint8_t rd_ch[TT_N_CHANNELS * TT_MAX_N];
     uint16_t rd_lane[TT_N_CHANNELS * TT_MAX_N], rd_val[TT_N_CHANNELS * TT_MAX_N];
     int32_t rd_addr[TT_N_CHANNELS * TT_MAX_N];
+    /* timeline (observed runs with one): the tracks busy at the last edge and the read it
+     * issued (channel + 1, 0: none), per track the open slice's start + 1 (0: none), per
+     * channel the fields of its last read (the slice's name) */
+    uint32_t tl_busy;
+    unsigned tl_issue;
+    uint64_t tl_since[TT_N_TRACKS];
+    uint16_t tl_addr[TT_N_CHANNELS], tl_rows[TT_N_CHANNELS], tl_cols[TT_N_CHANNELS];
+    uint8_t tl_T[TT_N_CHANNELS];
     FILE *vcd;                   /* open while a run writes the VCD */
     uint64_t vcd_cycle;          /* last cycle written to it */
     npk_memspace space;          /* "ub" */
