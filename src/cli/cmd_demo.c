@@ -48,8 +48,38 @@ typedef struct demo {
     const char *target;     /* name shown and matched on the command line */
     const char *what;
     const char *file;       /* where the program's source lives in the repository */
-    int (*run)(const struct demo *d);
+    int (*run)(const struct demo *d, const char *tl_dir);
 } demo;
+
+/* --timeline DIR: the demo's showcase run (the NPU build where there are two, the first image
+ * of a batch of runs) is recorded in DIR/NAME.json. Both return 0 or -1 after saying why;
+ * both do nothing without DIR (or NAME). */
+static int timeline_start(npk_machine *m, const char *dir, const char *name)
+{
+    if (!dir || !name)
+        return 0;
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s.json", dir, name) >= sizeof path) {
+        fprintf(stderr, "npukit demo: %s/%s.json: file name too long\n", dir, name);
+        return -1;
+    }
+    if (npk_timeline_open(m, path) != NPK_OK) {
+        fprintf(stderr, "npukit demo: %s\n", npk_error(m));
+        return -1;
+    }
+    return 0;
+}
+
+static int timeline_end(npk_machine *m, const char *dir, const char *name)
+{
+    if (!dir || !name)
+        return 0;
+    if (npk_timeline_close(m) != NPK_OK) {
+        fprintf(stderr, "npukit demo: %s\n", npk_error(m));
+        return -1;
+    }
+    return 0;
+}
 
 static double now(void)
 {
@@ -112,8 +142,10 @@ typedef struct sym_input {
     size_t size;
 } sym_input;
 
+/* tl_dir, tl_name: record this run's timeline there (timeline_start); NULL: none. */
 static int run_observed(npk_machine *m, loader load, const void *ctx, char *out, size_t n,
-                        npk_stop *stop, const sym_input *in, size_t n_in)
+                        npk_stop *stop, const sym_input *in, size_t n_in, const char *tl_dir,
+                        const char *tl_name)
 {
     FILE *cap = tmpfile();
     if (!cap) {
@@ -127,8 +159,16 @@ static int run_observed(npk_machine *m, loader load, const void *ctx, char *out,
         st = npk_reset(m); /* statistics of this run only */
     for (size_t i = 0; i < n_in && st == NPK_OK; i++)
         st = npk_write_symbol(m, in[i].name, in[i].data, in[i].size);
+    if (st == NPK_OK && timeline_start(m, tl_dir, tl_name) != 0) {
+        fclose(cap);
+        return -1;
+    }
     if (st == NPK_OK)
         st = npk_run(m, 0, stop);
+    if (st == NPK_OK && timeline_end(m, tl_dir, tl_name) != 0) {
+        fclose(cap);
+        return -1;
+    }
     rewind(cap);
     size_t got = fread(out, 1, n - 1, cap);
     out[got] = '\0';
@@ -181,7 +221,7 @@ static npk_status load_toy(npk_machine *m, const void *ctx)
     return npk_load_asm(m, (const char *)ctx, "examples/toy/demo.s", stderr);
 }
 
-static int demo_toy(const demo *d)
+static int demo_toy(const demo *d, const char *tl_dir)
 {
     npk_machine *m = npk_cli_machine("npukit demo", "toy:mem=256K", NULL);
     if (!m)
@@ -190,7 +230,8 @@ static int demo_toy(const demo *d)
     char out[256];
     npk_stop stop;
     int rc = 1;
-    if (run_observed(m, load_toy, npk_demo_toy_src, out, sizeof out, &stop, NULL, 0) == 0) {
+    if (run_observed(m, load_toy, npk_demo_toy_src, out, sizeof out, &stop, NULL, 0, tl_dir,
+                     "toy") == 0) {
         fputs(out, stdout);
         npk_stats s;
         npk_stats_get(m, &s);
@@ -231,7 +272,7 @@ static uint64_t count_of(const npk_stats *s, const char *prefix)
     return n;
 }
 
-static int demo_rvnpu(const demo *d)
+static int demo_rvnpu(const demo *d, const char *tl_dir)
 {
     static const elf_image plain = {npk_demo_rvnpu_plain, 0, "gemm_i8 (plain)"};
     static const elf_image npu = {npk_demo_rvnpu_npu, 0, "gemm_i8 (NPU)"};
@@ -248,7 +289,7 @@ static int demo_rvnpu(const demo *d)
     int rc = 1;
     uint64_t insns_plain = 0, cycles_plain = 0;
     printf("  plain RV32IM build:\n  ");
-    if (run_observed(m, load_elf, &p, out_p, sizeof out_p, &stop, NULL, 0) != 0)
+    if (run_observed(m, load_elf, &p, out_p, sizeof out_p, &stop, NULL, 0, NULL, NULL) != 0)
         goto out;
     fputs(out_p, stdout);
     npk_stats_get(m, &s);
@@ -260,7 +301,7 @@ static int demo_rvnpu(const demo *d)
     if (!m)
         return 1;
     printf("  NPU build (npu.vmac per output element):\n  ");
-    if (run_observed(m, load_elf, &q, out_q, sizeof out_q, &stop, NULL, 0) != 0)
+    if (run_observed(m, load_elf, &q, out_q, sizeof out_q, &stop, NULL, 0, tl_dir, "rvnpu") != 0)
         goto out;
     fputs(out_q, stdout);
     npk_stats_get(m, &s);
@@ -290,12 +331,12 @@ enum { MLP_PIXELS = 784 };
 /* One inference: load the firmware afresh, write test_image, run with statistics. Returns the
  * predicted class (0..9) or -1, with the run's instruction and cycle counts. */
 static int mlp_infer(npk_machine *m, const elf_image *fw, const unsigned char *pixels,
-                     uint64_t *insns, uint64_t *cycles, uint64_t *npu)
+                     uint64_t *insns, uint64_t *cycles, uint64_t *npu, const char *tl_dir)
 {
     char out[64];
     npk_stop stop;
     const sym_input in = {"test_image", pixels, MLP_PIXELS};
-    if (run_observed(m, load_elf, fw, out, sizeof out, &stop, &in, 1) != 0)
+    if (run_observed(m, load_elf, fw, out, sizeof out, &stop, &in, 1, tl_dir, "rvnpu-mlp") != 0)
         return -1;
     npk_stats s;
     npk_stats_get(m, &s);
@@ -325,7 +366,7 @@ static void show_image(const unsigned char *px)
     }
 }
 
-static int demo_mlp(const demo *d)
+static int demo_mlp(const demo *d, const char *tl_dir)
 {
     const elf_image npu = {npk_demo_mlp_npu, npk_demo_mlp_npu_len, "mlp.elf"};
     const elf_image plain = {npk_demo_mlp_plain, npk_demo_mlp_plain_len, "mlp_plain.elf"};
@@ -343,8 +384,8 @@ static int demo_mlp(const demo *d)
     for (size_t k = 0; k < n; k++) {
         const unsigned char *rec = images + k * (1 + MLP_PIXELS);
         uint64_t i1, c1, n1, i2, c2, n2;
-        int p = mlp_infer(m, &npu, rec + 1, &i1, &c1, &n1);
-        int q = mlp_infer(m, &plain, rec + 1, &i2, &c2, &n2);
+        int p = mlp_infer(m, &npu, rec + 1, &i1, &c1, &n1, k == 0 ? tl_dir : NULL);
+        int q = mlp_infer(m, &plain, rec + 1, &i2, &c2, &n2, NULL);
         if (p < 0 || q < 0)
             goto out;
         if (k == 0)
@@ -400,15 +441,15 @@ static void tf_inputs_init(tf_inputs *t)
 
 /* Run one build on the prompt: its output (prompt, "\n> ", generated bytes, "\n") in out. */
 static int tf_generate(npk_machine *m, const elf_image *fw, const tf_inputs *t, char *out,
-                       size_t n, npk_stats *s)
+                       size_t n, npk_stats *s, const char *tl_dir)
 {
     npk_stop stop;
-    if (run_observed(m, load_elf, fw, out, n, &stop, t->in, 3) != 0)
+    if (run_observed(m, load_elf, fw, out, n, &stop, t->in, 3, tl_dir, "rvnpu-transformer") != 0)
         return -1;
     return npk_stats_get(m, s) == NPK_OK ? 0 : -1;
 }
 
-static int demo_transformer(const demo *d)
+static int demo_transformer(const demo *d, const char *tl_dir)
 {
     const elf_image npu = {npk_demo_tf_npu, npk_demo_tf_npu_len, "transformer.elf"};
     const elf_image plain = {npk_demo_tf_plain, npk_demo_tf_plain_len, "transformer_plain.elf"};
@@ -422,14 +463,14 @@ static int demo_transformer(const demo *d)
     tf_inputs t;
     tf_inputs_init(&t);
     int rc = 1;
-    if (tf_generate(m, &npu, &t, out_n, sizeof out_n, &s) != 0)
+    if (tf_generate(m, &npu, &t, out_n, sizeof out_n, &s, tl_dir) != 0)
         goto out;
     printf("  prompt and greedy continuation (NPU build):\n    %s", out_n);
     uint64_t insns = s.insns, cycles = s.cycles, fnpu = count_of(&s, "npu.");
     print_stats(&s);
     printf("  FP NPU instructions: %llu of %llu retired\n", (unsigned long long)fnpu,
            (unsigned long long)insns);
-    if (tf_generate(m, &plain, &t, out_p, sizeof out_p, &s) != 0)
+    if (tf_generate(m, &plain, &t, out_p, sizeof out_p, &s, NULL) != 0)
         goto out;
     printf("  plain RV32IMF build (-DNO_NPU): %llu instructions, %llu cycles; same text: %s\n",
            (unsigned long long)s.insns, (unsigned long long)s.cycles,
@@ -452,7 +493,7 @@ out:
 
 #define ONPU_DEMO_DIM 128
 
-static int demo_opennpu(const demo *d)
+static int demo_opennpu(const demo *d, const char *tl_dir)
 {
     const unsigned M = ONPU_DEMO_DIM, N = ONPU_DEMO_DIM, Kd = ONPU_DEMO_DIM;
     char err[512];
@@ -480,10 +521,14 @@ static int demo_opennpu(const demo *d)
            (unsigned long long)cnt.insns, p.tiles_m * p.tiles_n);
     memcpy(work, img, p.end);
     onpu_gemm_result res;
+    if (timeline_start(m, tl_dir, "opennpu") != 0)
+        goto out;
     if (onpu_gemm_run(m, &p, prog, work, 1, &res, err, sizeof err)) {
         fprintf(stderr, "npukit demo: %s\n", err);
         goto out;
     }
+    if (timeline_end(m, tl_dir, "opennpu") != 0)
+        goto out;
     onpu_gemm_unpack_c(&p, work, C);
     onpu_gemm_ref(M, N, Kd, A, B, R);
     size_t bad = 0;
@@ -532,7 +577,7 @@ out:
 #ifdef NPK_HAVE_OPENNPU_MLP_DEMO
 /* ---- opennpu-mlp: the Fashion-MNIST MLP as one program per batch ----------------------------- */
 
-static int demo_opennpu_mlp(const demo *d)
+static int demo_opennpu_mlp(const demo *d, const char *tl_dir)
 {
     char err[512];
     static mlp_model model;
@@ -566,9 +611,11 @@ static int demo_opennpu_mlp(const demo *d)
            d->file, n, (unsigned long long)cnt.insns);
     npk_stop stop;
     npk_stats st;
+    stop.message[0] = '\0';
     if (npk_load_asm(m, prog, "mlp.s", stderr) != NPK_OK ||
         npk_mem_write(m, "mem", 0, img, l.end) != NPK_OK || npk_stats_enable(m, 1) != NPK_OK ||
-        npk_run(m, 0, &stop) != NPK_OK || stop.reason != NPK_STOP_EXIT ||
+        timeline_start(m, tl_dir, "opennpu-mlp") != 0 || npk_run(m, 0, &stop) != NPK_OK ||
+        timeline_end(m, tl_dir, "opennpu-mlp") != 0 || stop.reason != NPK_STOP_EXIT ||
         npk_mem_read(m, "mem", l.logits_addr, res, res_size) != NPK_OK ||
         npk_stats_get(m, &st) != NPK_OK) {
         fprintf(stderr, "npukit demo: %s %s\n", npk_error(m), stop.message);
@@ -606,7 +653,7 @@ out:
 
 /* ---- tinytpu: XOR trained on the cycle-exact systolic array -------------------------------- */
 
-static int demo_tinytpu(const demo *d)
+static int demo_tinytpu(const demo *d, const char *tl_dir)
 {
     char err[512];
     char *src = malloc(npk_demo_tt_net_len + 1);
@@ -634,8 +681,10 @@ static int demo_tinytpu(const demo *d)
     m = npk_cli_machine("npukit demo", spec, NULL);
     npk_stop stop;
     npk_stats st;
+    stop.message[0] = '\0';
     if (!m || tt_load_program(m, &c.prog) != NPK_OK || npk_stats_enable(m, 1) != NPK_OK ||
-        npk_run(m, 0, &stop) != NPK_OK || stop.reason != NPK_STOP_EXIT ||
+        timeline_start(m, tl_dir, "tinytpu") != 0 || npk_run(m, 0, &stop) != NPK_OK ||
+        timeline_end(m, tl_dir, "tinytpu") != 0 || stop.reason != NPK_STOP_EXIT ||
         npk_stats_get(m, &st) != NPK_OK) {
         fprintf(stderr, "npukit demo: %s %s\n", m ? npk_error(m) : "", stop.message);
         goto out;
@@ -700,7 +749,7 @@ static void put_bytes(const uint8_t *s, size_t n)
         putchar(s[i] >= 32 && s[i] < 127 ? s[i] : '?');
 }
 
-static int demo_pccx(const demo *d)
+static int demo_pccx(const demo *d, const char *tl_dir)
 {
     static const char prompt[] = "The meaning of life is ";
     const uint32_t plen = sizeof prompt - 1, ntok = 24, total = plen + ntok;
@@ -736,6 +785,8 @@ static int demo_pccx(const demo *d)
     memcpy(ref, prompt, plen);
     pccx_stats_t s0, s1;
     pccx_stats(px, &s0);
+    if (timeline_start(pccx_machine(px), tl_dir, "pccx") != 0)
+        goto out;
     double t0 = now();
     if (tinylm_generate(&lm, c, text, plen, total, NULL, cyc) != PCCX_OK) {
         pccx_error_t e;
@@ -744,6 +795,8 @@ static int demo_pccx(const demo *d)
         goto out;
     }
     double wall = now() - t0;
+    if (timeline_end(pccx_machine(px), tl_dir, "pccx") != 0)
+        goto out;
     pccx_stats(px, &s1);
     tinylm_ref_run(&lm, ref, plen, total, 0, NULL, rl, x, margin, lrms, NULL, NULL);
     printf("  NPU:       \"");
@@ -826,17 +879,32 @@ static void help(void)
            "demos:\n");
     for (size_t i = 0; i < N_DEMOS; i++)
         printf("  %-8s %s (%s)\n", demos[i].target, demos[i].what, demos[i].file);
-    printf("\noptions:\n  -h, --help  this help\n\nexit status: 0 every demo ran as "
+    printf("\noptions:\n"
+           "  --timeline DIR  write the Chrome trace-event timeline (Perfetto) of each demo's\n"
+           "                  showcase run to DIR/DEMO.json (the NPU build where a demo runs\n"
+           "                  two builds, the first image where it runs several; DIR must\n"
+           "                  exist); the host speed runs stay unobserved\n"
+           "  -h, --help      this help\n\nexit status: 0 every demo ran as "
            "expected, 1 a demo failed, 2 usage error\n");
 }
 
 int npk_cmd_demo(int argc, char **argv)
 {
-    int failed = 0, ran = 0;
+    int failed = 0, ran = 0, names = 0;
+    const char *tl_dir = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             help();
             return NPK_EXIT_OK;
+        }
+        if (strncmp(argv[i], "--timeline=", 11) == 0 || strcmp(argv[i], "--timeline") == 0) {
+            int at = i;
+            const char *v = argv[i][10] == '=' ? argv[i] + 11 : i + 1 < argc ? argv[++i] : NULL;
+            if (!v || !*v)
+                return npk_usage_error("npukit demo", "option --timeline needs a directory");
+            tl_dir = v;
+            argv[at] = argv[i] = NULL; /* not demo names */
+            continue;
         }
         if (argv[i][0] == '-')
             return npk_usage_error("npukit demo", "unknown option '%s'", argv[i]);
@@ -846,16 +914,17 @@ int npk_cmd_demo(int argc, char **argv)
                 break;
         if (k == N_DEMOS)
             return npk_usage_error("npukit demo", "no demo for '%s'", argv[i]);
+        names++;
     }
     for (size_t k = 0; k < N_DEMOS; k++) {
-        int wanted = argc < 2;
+        int wanted = names == 0;
         for (int i = 1; i < argc; i++)
-            wanted |= strcmp(argv[i], demos[k].target) == 0;
+            wanted |= argv[i] && strcmp(argv[i], demos[k].target) == 0;
         if (!wanted)
             continue;
         printf("== %s: %s\n", demos[k].target, demos[k].what);
         fflush(stdout);
-        failed += demos[k].run(&demos[k]) != 0;
+        failed += demos[k].run(&demos[k], tl_dir) != 0;
         printf("\n");
         ran++;
     }
