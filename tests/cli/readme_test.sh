@@ -104,7 +104,7 @@ while IFS= read -r line; do
   (cd "$W" && bash -c "${cmd/#cc /\$CC }") >"$T/out" 2>&1 && ok ||
     { bad "link: '$cmd' failed"; sed 's/^/    /' "$T/out" | head -8 >&2; continue; }
   expect 0 "exit 42" -- bash -c "cd '$W' && ./prog"
-done < <(sh_lines "## The library" "## Layout")
+done < <(sh_lines "## The library" "### Install and embed")  # installed use: tests/install
 [ "$links" = 2 ] && ok || bad "library: $links cc command lines in README.md, want 2 (static, shared)"
 
 echo "$n tour lines run, $skipped skipped (firmware not built, or benchmarks under sanitizers)"
