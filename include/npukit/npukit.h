@@ -110,6 +110,10 @@ NPK_API npk_status npk_load_asm(npk_machine *m, const char *source, const char *
  * `npukit asm` writes). *image is allocated; release it with npk_free. */
 NPK_API npk_status npk_assemble(npk_machine *m, const char *source, const char *name, FILE *diag,
                                 uint8_t **image, size_t *size);
+/* Where npk_assemble and npk_load_asm write an assembly listing (NULL, the default: none):
+ * one line per source line with its address (tinytpu: its cycle numbers), the words it
+ * produced and the line itself. A source with errors may be listed in part, or not at all. */
+NPK_API void npk_set_listing(npk_machine *m, FILE *listing);
 NPK_API void npk_free(void *p);
 /* The loadable segments of an ELF32 executable for this machine's target, after the same
  * checks npk_load_elf makes (nothing is loaded). `bytes` point into the caller's buffer. */

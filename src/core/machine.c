@@ -92,6 +92,16 @@ void npk_set_output(npk_machine *m, FILE *out, FILE *err)
     m->err = err ? err : stderr;
 }
 
+void npk_set_listing(npk_machine *m, FILE *listing)
+{
+    m->listing = listing;
+}
+
+FILE *npk_listing_out(npk_machine *m)
+{
+    return m->listing;
+}
+
 npk_obs *npk_observers(npk_machine *m)
 {
     return &m->obs;

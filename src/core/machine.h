@@ -19,6 +19,7 @@ struct npk_machine {
     char error[1024];
     char config[512];
     FILE *out, *err;
+    FILE *listing;              /* assembly listing (npk_set_listing), or NULL */
     npk_obs obs;
     FILE *timeline_file;
     npk_symbol_entry *syms;

@@ -130,6 +130,8 @@ void npk_config_describe(npk_machine *m, const char *fmt, ...)
 /* Guest output streams chosen with npk_set_output. */
 FILE *npk_guest_out(npk_machine *m);
 FILE *npk_guest_err(npk_machine *m);
+/* Where an assembler writes its listing (npk_set_listing), or NULL for none. */
+FILE *npk_listing_out(npk_machine *m);
 
 /* Symbols of the loaded program. npk_symbol_add defines (or redefines) a global symbol;
  * npk_symbol_add_elf records an ELF symbol with its size and binding (several local symbols

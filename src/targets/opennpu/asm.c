@@ -302,6 +302,12 @@ static const npk_asm_target oa_target = {
 int onpu_assemble(const char *src, size_t len, const char *file, const onpu_cfg *c, FILE *diag,
                   struct npk_asm_result **r)
 {
+    return onpu_assemble_list(src, len, file, c, diag, NULL, r);
+}
+
+int onpu_assemble_list(const char *src, size_t len, const char *file, const onpu_cfg *c,
+                       FILE *diag, FILE *listing, struct npk_asm_result **r)
+{
     *r = NULL;
     if (c->L < 4 || c->L > 32 || c->L % 4 || c->K < 4 || c->K > 64 || (c->K & (c->K - 1))) {
         if (diag)
@@ -315,6 +321,7 @@ int onpu_assemble(const char *src, size_t len, const char *file, const onpu_cfg 
     npk_asm_opts o;
     memset(&o, 0, sizeof o);
     o.diag = diag;
+    o.listing = listing;
     return npk_asm_result_check(npk_asm_run(&oa_target, &cfg, src, len, file, &o), file, diag,
                                 r);
 }

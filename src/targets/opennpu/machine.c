@@ -290,7 +290,8 @@ static npk_status onpu_assemble_hook(npk_machine *m, void *state, const char *so
     if (!source)
         return npk_fail(m, NPK_ERR_ARG, "opennpu: no assembly source");
     npk_asm_result *r = NULL;
-    int errors = onpu_assemble(source, strlen(source), name, &s->cfg, diag, &r);
+    int errors = onpu_assemble_list(source, strlen(source), name, &s->cfg, diag,
+                                    npk_listing_out(m), &r);
     return npk_target_asm_image(m, errors, r, name, 4, image, size);
 }
 

@@ -113,6 +113,9 @@ int onpu_disasm(uint32_t w, const onpu_cfg *c, char *out, size_t n);
 struct npk_asm_result;
 int onpu_assemble(const char *src, size_t len, const char *file, const onpu_cfg *c, FILE *diag,
                   struct npk_asm_result **r);
+/* As onpu_assemble, with the engine's listing (address, words, line) written to `listing`. */
+int onpu_assemble_list(const char *src, size_t len, const char *file, const onpu_cfg *c,
+                       FILE *diag, FILE *listing, struct npk_asm_result **r);
 
 /* ---- ISA front end: operand kinds and options of isa.def's rows (isa.c) ---------------------- */
 

@@ -543,7 +543,7 @@ static npk_status assemble(npk_machine *m, const pccx_t *c, const char *source,
                            const char *name, FILE *diag, pccx_prog **p)
 {
     int errors = pccx_assemble(source, strlen(source), name, c->ext_set ? c->ext : -1,
-                               c->mode_set ? c->hw_compat : -1, diag, NULL, p);
+                               c->mode_set ? c->hw_compat : -1, diag, npk_listing_out(m), p);
     if (errors < 0)
         return npk_fail(m, NPK_ERR_NOMEM, "pccx: out of memory assembling %s", name);
     if (errors > 0 || !*p)

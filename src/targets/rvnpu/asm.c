@@ -629,10 +629,11 @@ const npk_asm_target *rvnpu_asm_target(void)
 }
 
 static int assemble(const char *source, size_t len, const char *name, FILE *diag, int rev,
-                    uint64_t limit, npk_asm_result **out)
+                    uint64_t limit, FILE *listing, npk_asm_result **out)
 {
     npk_asm_opts o = {0};
     o.diag = diag;
+    o.listing = listing;
     o.space0_limit = limit;
     o.space0_hint = "set ram_size=SIZE for a larger RAM";
     ra_state st = {NULL, 0, 0, rev};
@@ -644,13 +645,13 @@ static int assemble(const char *source, size_t len, const char *name, FILE *diag
 int rvnpu_assemble_rev(const char *source, size_t len, const char *name, FILE *diag, int rev,
                        npk_asm_result **out)
 {
-    return assemble(source, len, name, diag, rev, 0, out);
+    return assemble(source, len, name, diag, rev, 0, NULL, out);
 }
 
 int rvnpu_assemble(const char *source, size_t len, const char *name, FILE *diag,
                    npk_asm_result **out)
 {
-    return assemble(source, len, name, diag, -1, 0, out);
+    return assemble(source, len, name, diag, -1, 0, NULL, out);
 }
 
 npk_status rvnpu_assemble_image(npk_machine *m, const char *source, const char *name,
@@ -665,7 +666,8 @@ npk_status rvnpu_assemble_image(npk_machine *m, const char *source, const char *
     /* the engine's 16 MiB, or the whole RAM when it is larger: a program that fits the
      * machine assembles, and the assembler's memory stays a small multiple of the RAM the user set */
     uint64_t limit = ram_size > RVNPU_ASM_DEFAULT_LIMIT ? ram_size : RVNPU_ASM_DEFAULT_LIMIT;
-    int errors = assemble(source, strlen(source), name, diag, rev2 != 0, limit, &r);
+    int errors = assemble(source, strlen(source), name, diag, rev2 != 0, limit,
+                          npk_listing_out(m), &r);
     return npk_target_asm_image(m, errors, r, name, 4, image, size);
 }
 

@@ -211,8 +211,12 @@ npk_status toy_assemble_image(npk_machine *m, const char *source, const char *na
     *size = 0;
     if (!source)
         return npk_fail(m, NPK_ERR_ARG, "no assembly source");
+    npk_asm_opts o = {0};
+    o.diag = diag;
+    o.listing = npk_listing_out(m);
     npk_asm_result *r;
-    int errors = toy_assemble(source, strlen(source), name, diag, &r);
+    int errors = npk_asm_result_check(
+        npk_asm_run(&ta_target, NULL, source, strlen(source), name, &o), name, diag, &r);
     return npk_target_asm_image(m, errors, r, name, 4, image, size);
 }
 
