@@ -4,6 +4,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    return fuzz_asm("tinytpu:lanes=2,ub_words=128", "tinytpu:lanes=2,ub_words=128,format=w130",
+    return fuzz_asm("tinytpu:lanes=2,ub_words=128,max_cycles=4M",
+                    "tinytpu:lanes=2,ub_words=128,format=w130,max_cycles=4M",
                     1, 20000, data, size);
 }

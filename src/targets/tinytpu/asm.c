@@ -129,7 +129,9 @@ typedef struct tt_as {
     levels dir;             /* directive levels in force */
     line_cycles *lines;     /* per source line, when a listing is wanted */
     size_t n_lines;
+    uint32_t max;           /* longest program (cycles) */
     bool want_lines, oom;
+    bool over;              /* the program outgrew max: said once, the rest is skipped */
 } tt_as;
 
 static int as_oom(npk_asm *a, tt_as *s)
@@ -156,11 +158,24 @@ static line_cycles *line_rec(tt_as *s, unsigned line)
     return &s->lines[line - 1];
 }
 
+/* The program outgrew the max_cycles limit: one error (at `at`), then every later line is
+ * skipped, since each would only repeat it. */
+static int too_long(npk_asm *a, tt_as *s, const char *at, size_t len)
+{
+    if (!s->over)
+        npk_asm_error(a, at, len,
+                      "program longer than %u cycles: the rest of the file is not read (the "
+                      "limit is the max_cycles setting, at most %u)",
+                      s->max, TT_MAX_CYCLES_LIMIT);
+    s->over = true;
+    return -1;
+}
+
 /* Append cycle c (the current line's; fill = an idle cycle of an `@k` gap). */
 static int emit(npk_asm *a, tt_as *s, tt_cycle *c, const tt_hostw *hw, unsigned nh, bool fill)
 {
-    if (s->p->n - s->n0 >= TT_MAX_CYCLES)
-        return npk_asm_error(a, NULL, 0, "program longer than %u cycles", TT_MAX_CYCLES);
+    if (s->over || s->p->n - s->n0 >= s->max)
+        return too_long(a, s, NULL, 0);
     c->line = npk_asm_line(a);
     if (tt_program_add(s->p, c, hw, nh))
         return as_oom(a, s);
@@ -308,12 +323,16 @@ static int tt_statement(npk_asm *a, npk_cur *c)
     tt_as *s = npk_asm_user(a);
     const char *at_k = NULL;
     int64_t k = 0;
+    if (s->over) {
+        c->p = c->end;
+        return 0;
+    }
     npk_cur_ws(c);
     if (*c->p == '@') {
         at_k = c->p++;
         npk_expr e;
         if (npk_asm_expr_full(a, c, NPK_EXPR_NO_FORWARD, &e) ||
-            npk_asm_check_range(a, &e, 1, TT_MAX_CYCLES, "cycle"))
+            npk_asm_check_range(a, &e, 1, s->max, "cycle"))
             goto bad;
         k = e.value;
         if ((size_t)k <= cycles(s)) {
@@ -332,13 +351,16 @@ static int tt_statement(npk_asm *a, npk_cur *c)
         int64_t n = 1;
         if (!npk_cur_eol(c)) {
             npk_expr e;
-            if (npk_asm_expr_full(a, c, NPK_EXPR_NO_FORWARD, &e) ||
-                npk_asm_check_range(a, &e, 1, TT_MAX_CYCLES, "nop count"))
+            if (npk_asm_expr_full(a, c, NPK_EXPR_NO_FORWARD, &e))
+                goto bad;
+            if (e.value > 0 && (uint64_t)e.value > s->max - cycles(s))
+                return too_long(a, s, e.at, e.len);
+            if (npk_asm_check_range(a, &e, 1, s->max, "nop count"))
                 goto bad;
             n = e.value;
         }
-        if (cycles(s) + (size_t)n > TT_MAX_CYCLES)
-            return npk_asm_error(a, kw, 3, "program longer than %u cycles", TT_MAX_CYCLES);
+        if (cycles(s) + (size_t)n > s->max)
+            return too_long(a, s, kw, 3);
         for (int64_t i = 0; i < n; i++) {
             tt_cycle cy = idle_with(&s->dir);
             if (emit(a, s, &cy, NULL, 0, false))
@@ -427,7 +449,12 @@ bad:
                 return -1;
         }
     }
-    /* a cycle is still counted, so later lines keep their cycle numbers */
+    /* a cycle is still counted, so later lines keep their cycle numbers (at the limit, the
+     * rest is skipped: this line's error is the one to see) */
+    if (cycles(s) >= s->max) {
+        s->over = true;
+        return -1;
+    }
     tt_cycle idle = idle_with(&s->dir);
     emit(a, s, &idle, NULL, 0, false);
     return -1;
@@ -554,6 +581,7 @@ static int tt_begin_pass(npk_asm *a)
     s->p->n_hw = s->hw0;
     s->dir = (levels){0, 0, 0, s->lr0};
     s->check_dir = TT_FMT_ASM;
+    s->over = false;
     if (s->lines)
         memset(s->lines, 0, s->n_lines * sizeof *s->lines);
     if (s->check_param <= TT_FMT_WFULL && !tt_format_bits(s->check_param, s->N))
@@ -581,8 +609,8 @@ static const npk_asm_target tt_target = {
     .begin_pass = tt_begin_pass,
 };
 
-static int run_asm(const char *src, const char *name, unsigned N, uint16_t lr0, tt_format check,
-                   tt_program *p, FILE *diag, tt_as *s)
+static int run_asm(const char *src, const char *name, unsigned N, uint16_t lr0,
+                   const tt_asm_opts *opt, tt_program *p, FILE *diag, tt_as *s)
 {
     const char *file = name ? name : "<input>";
     if (N < 2 || N > TT_MAX_N) {
@@ -595,7 +623,10 @@ static int run_asm(const char *src, const char *name, unsigned N, uint16_t lr0, 
     s->hw0 = p->n_hw;
     s->N = N;
     s->lr0 = lr0;
-    s->check_param = check;
+    s->check_param = opt->check;
+    s->max = opt->max_cycles ? opt->max_cycles : TT_DEFAULT_MAX_CYCLES;
+    if (s->max > TT_MAX_CYCLES_LIMIT)
+        s->max = TT_MAX_CYCLES_LIMIT;
     npk_asm_opts o;
     memset(&o, 0, sizeof o);
     o.diag = diag;
@@ -611,14 +642,33 @@ static int run_asm(const char *src, const char *name, unsigned N, uint16_t lr0, 
     return e;
 }
 
+static void print_listing(const char *src, const char *name, const tt_program *p, size_t n0,
+                          const tt_as *s, tt_format words, FILE *out);
+
+int tt_assemble_opts(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
+                     const tt_asm_opts *o, tt_program *p, FILE *diag)
+{
+    static const tt_asm_opts none = {TT_FMT_ASM, 0, NULL, TT_FMT_W130};
+    if (!o)
+        o = &none;
+    if (fmt != TT_FMT_ASM)
+        return tt_read_words_max(src, name, fmt, N, lr0, o->max_cycles, p, diag);
+    tt_as s;
+    memset(&s, 0, sizeof s);
+    s.want_lines = o->listing != NULL;
+    size_t n0 = p->n;
+    int e = run_asm(src, name, N, lr0, o, p, diag, &s);
+    if (!e && o->listing)
+        print_listing(src, name, p, n0, &s, o->list_words, o->listing);
+    free(s.lines);
+    return e;
+}
+
 int tt_assemble_for(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
                     tt_format check, tt_program *p, FILE *diag)
 {
-    if (fmt != TT_FMT_ASM)
-        return tt_read_words(src, name, fmt, N, lr0, p, diag);
-    tt_as s;
-    memset(&s, 0, sizeof s);
-    return run_asm(src, name, N, lr0, check, p, diag, &s);
+    tt_asm_opts o = {check, 0, NULL, TT_FMT_W130};
+    return tt_assemble_opts(src, name, fmt, N, lr0, &o, p, diag);
 }
 
 int tt_assemble(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
@@ -637,40 +687,49 @@ static void range_text(char *buf, size_t n, uint32_t a, uint32_t b)
         snprintf(buf, n, "%u-%u", a, b);
 }
 
-int tt_listing(const char *src, const char *name, unsigned N, uint16_t lr0, FILE *out, FILE *diag)
+/* One line per source line: its cycles, the word of its last cycle in format `words`, the line
+ * number and the text (spec B7.3: the cycle number of every line). */
+static void print_listing(const char *src, const char *name, const tt_program *p, size_t n0,
+                          const tt_as *s, tt_format words, FILE *out)
+{
+    /* the word column is as wide as one word of the format */
+    int width = (int)tt_cycle_text_width(words, p->N);
+    fprintf(out, "%-16s %-*s %5s  source (%s; '*': the cycle's read issues)\n", "cycle", width,
+            tt_format_names[words], "line", name ? name : "<input>");
+    const char *q = src ? src : "";
+    for (unsigned line = 1; *q; line++) {
+        const char *nl = strchr(q, '\n');
+        size_t len = nl ? (size_t)(nl - q) : strlen(q);
+        if (len && q[len - 1] == '\r')
+            len--;
+        char col[96] = "", r1[32] = "", r2[32] = "";
+        const line_cycles *l = line <= s->n_lines ? &s->lines[line - 1] : NULL;
+        if (l && l->first) {
+            range_text(r2, sizeof r2, l->first, l->last);
+            const tt_cycle *c = &p->c[n0 + l->first - 1];
+            bool issue = l->first == l->last &&
+                         tt_read_issues(l->first > 1 ? c - 1 : NULL, c);
+            if (l->fill_first)
+                range_text(r1, sizeof r1, l->fill_first, l->fill_last);
+            snprintf(col, sizeof col, "%s%s%s%s", r1, r1[0] ? " idle, " : "", r2,
+                     issue ? "*" : "");
+            fprintf(out, "%-16s ", col);
+            tt_cycle_text(p, n0 + l->last - 1, words, width, out);
+        } else {
+            fprintf(out, "%-16s %-*s", "", width, "");
+        }
+        fprintf(out, " %5u  %.*s\n", line, (int)len, q);
+        q = nl ? nl + 1 : q + len;
+    }
+}
+
+int tt_listing(const char *src, const char *name, unsigned N, uint16_t lr0, tt_format words,
+               FILE *out, FILE *diag)
 {
     tt_program p;
     tt_program_init(&p, N);
-    tt_as s;
-    memset(&s, 0, sizeof s);
-    s.want_lines = true;
-    int e = run_asm(src, name, N, lr0, TT_FMT_ASM, &p, diag, &s);
-    if (!e) {
-        fprintf(out, "%-16s %-5s  source (%s; '*': the cycle's read issues)\n", "cycle", "line",
-                name ? name : "<input>");
-        const char *q = src ? src : "";
-        for (unsigned line = 1; *q; line++) {
-            const char *nl = strchr(q, '\n');
-            size_t len = nl ? (size_t)(nl - q) : strlen(q);
-            if (len && q[len - 1] == '\r')
-                len--;
-            char col[96] = "", r1[32] = "", r2[32] = "";
-            const line_cycles *l = line <= s.n_lines ? &s.lines[line - 1] : NULL;
-            if (l && l->first) {
-                range_text(r2, sizeof r2, l->first, l->last);
-                bool issue = l->first == l->last &&
-                             tt_read_issues(l->first > 1 ? &p.c[l->first - 2] : NULL,
-                                            &p.c[l->first - 1]);
-                if (l->fill_first)
-                    range_text(r1, sizeof r1, l->fill_first, l->fill_last);
-                snprintf(col, sizeof col, "%s%s%s%s", r1, r1[0] ? " idle, " : "", r2,
-                         issue ? "*" : "");
-            }
-            fprintf(out, "%-16s %5u  %.*s\n", col, line, (int)len, q);
-            q = nl ? nl + 1 : q + len;
-        }
-    }
-    free(s.lines);
+    tt_asm_opts o = {TT_FMT_ASM, 0, out, words};
+    int e = tt_assemble_opts(src, name, TT_FMT_ASM, N, lr0, &o, &p, diag);
     tt_program_free(&p);
     return e;
 }

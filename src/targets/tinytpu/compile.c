@@ -180,6 +180,7 @@ int tt_net_parse(const char *src, const char *name, tt_net *net, char *err, size
             if (f < 0)
                 FAIL("'format' takes one of asm, w88, w94, w130, wfull, port");
             net->format = (tt_format)f;
+            net->format_line = line_no;
         } else if (!strcmp(kw, "bias_update")) {
             if (nv == 1 && !strcmp(tok[1], "auto"))
                 net->bias_mode = TT_BIAS_AUTO;

@@ -34,6 +34,7 @@ typedef struct tt_net {
     int eval;                            /* append a forward pass after the last step */
     tt_bias_mode bias_mode;
     tt_format format;                    /* output format: limits checked (B3/B4) */
+    unsigned format_line;                /* the line of the `format` item (0: none, asm) */
     int16_t *X, *Y;
     int16_t *W[TT_NET_MAX_LAYERS], *b[TT_NET_MAX_LAYERS];
 } tt_net;

@@ -14,8 +14,8 @@
 
 #define LEGAL_KEYS                                                                               \
     "lanes=2..256, ub_words=1..32768 (65536 for lanes >= 3), lr=Q8.8, reset_at=K[:K...], "      \
-    "format=asm|w88|w94|w130|wfull|port, words=w88|w94|w130|wfull|port, all_writes=0|1, "     \
-    "trace_reads=0|1, trace_regs=0|1, vcd=FILE, gating=0|1"
+    "format=auto|asm|w88|w94|w130|wfull|port, words=w88|w94|w130|wfull|port, "                 \
+    "max_cycles=1..1G, all_writes=0|1, trace_reads=0|1, trace_regs=0|1, vcd=FILE, gating=0|1"
 
 extern const npk_target npk_target_tinytpu;
 
@@ -115,13 +115,17 @@ static int cmp_u64(const void *a, const void *b)
 static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out)
 {
     npk_config *cfg = (npk_config *)cfg_in;
-    uint64_t N, ub, all, reads, regs_, gating;
+    uint64_t N, ub, all, reads, regs_, gating, max_cycles;
     npk_status st = npk_config_u64(m, cfg, "tinytpu", "lanes", TT_DEFAULT_N, 2, TT_MAX_N, &N);
     if (st != NPK_OK)
         return st;
     /* UB pointers are 16 bits, signed in the N = 2 weight walk (C3) */
     st = npk_config_size(m, cfg, "tinytpu", "ub_words", TT_DEFAULT_UB, 1, N == 2 ? 32768 : 65536,
                          "words", &ub);
+    /* a program costs 32 bytes per cycle (plus host writes): bounded like a memory size */
+    if (st == NPK_OK)
+        st = npk_config_size(m, cfg, "tinytpu", "max_cycles", TT_DEFAULT_MAX_CYCLES, 1,
+                             TT_MAX_CYCLES_LIMIT, "cycles", &max_cycles);
     if (st == NPK_OK)
         st = npk_config_u64(m, cfg, "tinytpu", "all_writes", 0, 0, 1, &all);
     if (st == NPK_OK)
@@ -139,10 +143,11 @@ static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out
                         "tinytpu: lr=%s is not a Q8.8 value (raw bits 0x0000..0xFFFF or a "
                         "decimal number such as 0.75)", lv);
     tt_format fmt = TT_FMT_ASM, words = N == 2 ? TT_FMT_W130 : TT_FMT_WFULL;
+    int format_given = 0;
     static const char *const fkeys[2] = {"format", "words"};
     for (int key = 0; key < 2; key++) {
         const char *fv = npk_config_take(cfg, fkeys[key]);
-        if (!fv)
+        if (!fv || (key == 0 && strcasecmp(fv, "auto") == 0))
             continue;
         int f;
         for (f = 0; f < TT_N_FORMATS; f++)
@@ -151,7 +156,9 @@ static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out
         if (f == TT_N_FORMATS || (key == 1 && f == TT_FMT_ASM))
             return npk_fail(m, NPK_ERR_ARG, "tinytpu: %s=%s is not known (legal: %s)",
                             fkeys[key], fv,
-                            key ? "w88, w94, w130, wfull, port" : "asm, w88, w94, w130, wfull, port");
+                            key ? "w88, w94, w130, wfull, port"
+                                : "auto, asm, w88, w94, w130, wfull, port");
+        format_given |= key == 0;
         if ((f == TT_FMT_W88 || f == TT_FMT_W94 || f == TT_FMT_W130) && N != 2)
             return npk_fail(m, NPK_ERR_ARG,
                             "tinytpu: %s=%s holds exactly 2 lanes; with lanes=%llu use "
@@ -205,6 +212,8 @@ static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out
     s->ub_words = (unsigned)ub;
     s->lr0 = lr;
     s->format = fmt;
+    s->format_given = format_given;
+    s->max_cycles = (uint32_t)max_cycles;
     s->words = words;
     s->reset_at = reset_at;
     s->n_reset_at = n_reset;
@@ -226,8 +235,9 @@ static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out
         return npk_fail(m, NPK_ERR_NOMEM, "tinytpu: out of memory for lanes=%llu",
                         (unsigned long long)N);
     }
-    npk_config_describe(m, "lanes=%u,ub_words=%u,lr=0x%04X,format=%s,words=%s", s->N,
-                        s->ub_words, s->lr0, tt_format_names[fmt], tt_format_names[words]);
+    npk_config_describe(m, "lanes=%u,ub_words=%u,lr=0x%04X,format=%s,words=%s,max_cycles=%u",
+                        s->N, s->ub_words, s->lr0, format_given ? tt_format_names[fmt] : "auto",
+                        tt_format_names[words], s->max_cycles);
     tt_reset(m, s);
     *out = s;
     return NPK_OK;
@@ -241,18 +251,41 @@ static void apply_reset_at(tt_state *s)
             s->prog.c[s->reset_at[i] - 1].rst = 1;
 }
 
+/* The format to read `source` in: the format setting, or with format=auto what the file
+ * declares in its header or looks like (tt_detect_format). A header that contradicts an
+ * explicit setting is an error here (for assembly, whose reader knows no headers). */
+static npk_status read_format(npk_machine *m, const tt_state *s, const char *source,
+                              const char *name, tt_format *fmt)
+{
+    tt_format det;
+    unsigned line;
+    int how = tt_detect_format(source, s->N, &det, &line);
+    *fmt = s->format_given ? s->format : det;
+    if (s->format_given && how == 1 && s->format == TT_FMT_ASM)
+        return npk_fail(m, NPK_ERR_FORMAT,
+                        "%s:%u: the file declares %s words, but format=asm reads assembly (say "
+                        "format=%s, or leave the format out: npukit reads the header)",
+                        name, line, tt_format_names[det], tt_format_names[det]);
+    return NPK_OK;
+}
+
 static npk_status tt_load_asm(npk_machine *m, void *state, const char *source, const char *name,
                               FILE *diag)
 {
     tt_state *s = state;
+    tt_format fmt;
+    npk_status st = read_format(m, s, source, name, &fmt);
+    if (st != NPK_OK)
+        return st;
     tt_program p;
     tt_program_init(&p, s->N);
-    int errors = tt_assemble(source, name, s->format, s->N, s->lr0, &p, diag);
+    tt_asm_opts o = {TT_FMT_ASM, s->max_cycles, npk_listing_out(m), s->words};
+    int errors = tt_assemble_opts(source, name, fmt, s->N, s->lr0, &o, &p, diag);
     if (errors) {
         tt_program_free(&p);
         return npk_fail(m, NPK_ERR_FORMAT, "%s: %d error%s in %s", name, errors,
                         errors == 1 ? "" : "s",
-                        s->format == TT_FMT_ASM ? "assembly source" : "the program file");
+                        fmt == TT_FMT_ASM ? "assembly source" : "the program file");
     }
     tt_program_free(&s->prog);
     s->prog = p;
@@ -393,16 +426,23 @@ static npk_status tt_disasm_text(npk_machine *m, void *state, const uint8_t *byt
                                  const char *name, FILE *out)
 {
     tt_state *s = state;
-    if (s->format == TT_FMT_ASM)
-        return npk_fail(m, NPK_ERR_ARG,
-                        "tinytpu: say which word format %s holds: --config format=w88|w94|w130|"
-                        "wfull|port", name);
     char *text = text_copy(bytes, n);
     if (!text)
         return npk_fail(m, NPK_ERR_NOMEM, "tinytpu: out of memory");
+    tt_format fmt;
+    npk_status st = read_format(m, s, text, name, &fmt);
+    if (st == NPK_OK && fmt == TT_FMT_ASM)
+        st = npk_fail(m, NPK_ERR_ARG,
+                      "tinytpu: %s has no word-file header and does not look like one: say which "
+                      "word format it holds: --config format=w88|w94|w130|wfull|port", name);
+    if (st != NPK_OK) {
+        free(text);
+        return st;
+    }
     tt_program p;
     tt_program_init(&p, s->N);
-    int errors = tt_assemble(text, name, s->format, s->N, s->lr0, &p, npk_guest_err(m));
+    tt_asm_opts o = {TT_FMT_ASM, s->max_cycles, NULL, s->words};
+    int errors = tt_assemble_opts(text, name, fmt, s->N, s->lr0, &o, &p, npk_guest_err(m));
     free(text);
     char err[512] = "";
     int rc = errors ? -1 : tt_write_program(&p, TT_FMT_ASM, out, err, sizeof err);
@@ -421,7 +461,8 @@ static npk_status tt_assemble_hook(npk_machine *m, void *state, const char *sour
     *image = NULL, *size = 0;
     tt_program p;
     tt_program_init(&p, s->N);
-    int errors = tt_assemble_for(source, name, TT_FMT_ASM, s->N, s->lr0, s->words, &p, diag);
+    tt_asm_opts o = {s->words, s->max_cycles, npk_listing_out(m), s->words};
+    int errors = tt_assemble_opts(source, name, TT_FMT_ASM, s->N, s->lr0, &o, &p, diag);
     if (errors) {
         tt_program_free(&p);
         return npk_fail(m, NPK_ERR_FORMAT, "%s: %d error%s in assembly source", name, errors,
@@ -473,8 +514,10 @@ const npk_target npk_target_tinytpu = {
         "  ub_words=N       unified-buffer words (default 128; 1..32768, or 65536 for lanes >= 3)\n"
         "  lr=V             learning rate before cycle 1, Q8.8: 0x00C0 or 0.75 (default 0)\n"
         "  reset_at=K[:K]   make cycle K a reset cycle (the machine powers up reset)\n"
-        "  format=F         program text: asm (default), w88, w94, w130, wfull (hex words),\n"
-        "                   port (port stream)\n"
+        "  format=F         program text: auto (default: the file's header or shape),\n"
+        "                   asm, w88, w94, w130, wfull (hex words), port (port stream)\n"
+        "  max_cycles=N     longest program file, in cycles (default 16M, at most 1G;\n"
+        "                   32 bytes of memory per cycle)\n"
         "  words=F          what 'npukit asm' writes: w88, w94, w130 (default for lanes=2),\n"
         "                   wfull (default otherwise), port\n"
         "  all_writes=1     trace every UB write, not only the ones that change a word\n"

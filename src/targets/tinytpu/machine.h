@@ -62,6 +62,8 @@ typedef struct tt_state {
     unsigned N, ub_words;
     uint16_t lr0;                /* learning-rate setting before cycle 1 (B6) */
     tt_format format;            /* how text programs are read: asm or a word/port format */
+    int format_given;            /* 0: format=auto, the file's header or shape decides */
+    uint32_t max_cycles;         /* longest program the text readers accept */
     tt_format words;             /* what `npukit asm` writes: a hex word format or port */
     uint64_t *reset_at;          /* cycles made reset cycles by the setting (sorted) */
     size_t n_reset_at;

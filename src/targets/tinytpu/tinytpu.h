@@ -105,9 +105,28 @@ extern const tt_field_info tt_fields[TT_N_FIELDS];
 int tt_field_pos(tt_format fmt, unsigned N, unsigned f, unsigned lane, unsigned *lsb,
                  unsigned *width);
 /* Read a hex word file (fmt TT_FMT_W88 .. TT_FMT_WFULL) or a port stream (TT_FMT_PORT) into p;
- * tt_assemble does this for those formats. Hex words get lr = lr0 and no reset cycles. */
+ * tt_assemble does this for those formats. Hex words get lr = lr0 and no reset cycles, except
+ * where the file declares them (the comments tt_write_words writes, docs/tinytpu-words.md):
+ * `# cycle K: lr 0xHHHH` sets lr from cycle K on, `# cycle K: reset cycle` makes cycle K a reset
+ * cycle, and a `# tinytpu FMT words ..., N = n` header must match fmt and N. */
 int tt_read_words(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
                   tt_program *p, FILE *diag);
+/* What format a program text is in, for readers that were not told (spec B7.1 leaves it to the
+ * CLI; npukit looks): the header `# tinytpu FMT words` that tt_write_words writes (returns 1,
+ * *line = its line), else the first line that is not blank or a comment: exactly as many hex
+ * digits as a w88, w94 or wfull word for N lanes (w130 = wfull for N = 2), or 12 + 2N hex fields
+ * (the port stream) (returns 2, *line = that line); otherwise assembly (returns 0, TT_FMT_ASM).
+ * No assembly line looks like either. */
+int tt_detect_format(const char *src, unsigned N, tt_format *fmt, unsigned *line);
+/* As tt_read_words, at most max_cycles cycles (0: TT_DEFAULT_MAX_CYCLES); a longer file is one
+ * error, at the first cycle too many. */
+int tt_read_words_max(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
+                      uint32_t max_cycles, tt_program *p, FILE *diag);
+/* Cycle k of p as one word of format f (hex digits of a packed format, or the port stream's
+ * fields; `reset` for a reset cycle in a packed format), left-aligned in `width` columns, no
+ * newline. tt_cycle_text_width: the width of one word of f for N lanes. */
+void tt_cycle_text(const tt_program *p, size_t k, tt_format f, int width, FILE *out);
+size_t tt_cycle_text_width(tt_format f, unsigned N);
 /* Write p as a hex word file or port stream (tt_write_program does this for those formats). */
 int tt_write_words(const tt_program *p, tt_format fmt, FILE *out, char *err, size_t err_size);
 
@@ -130,15 +149,26 @@ int tt_assemble(const char *src, const char *name, tt_format fmt, unsigned N, ui
  * TT_FMT_WFULL; TT_FMT_ASM or TT_FMT_PORT: no check), reported at the field's file:line:col. */
 int tt_assemble_for(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
                     tt_format check, tt_program *p, FILE *diag);
+/* Every option of a text reader. */
+typedef struct tt_asm_opts {
+    tt_format check;       /* as tt_assemble_for (TT_FMT_ASM: no check) */
+    uint32_t max_cycles;   /* longest program (0: TT_DEFAULT_MAX_CYCLES), reported once */
+    FILE *listing;         /* assembly only: tt_listing's listing of this run, or NULL */
+    tt_format list_words;  /* the word the listing shows per cycle (a packed format or port) */
+} tt_asm_opts;
+int tt_assemble_opts(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
+                     const tt_asm_opts *o, tt_program *p, FILE *diag);
 /* Write program p in format fmt to out (assembly text, hex words or port stream). Returns 0, or
  * -1 with a message in err (a field that does not fit the format names the cycle and its source
  * line). Hex formats: a reset cycle is written as an all-zero word preceded by a `# cycle k:
  * reset` comment (it needs --reset-at k), and changes of lr are noted the same way. */
 int tt_write_program(const tt_program *p, tt_format fmt, FILE *out, char *err, size_t err_size);
-/* Print the assembly listing: each source line with its cycle number(s) (`12`, `5-11`; `*` marks
- * a cycle whose read issues, A7.8; `5-8 idle, 9*` for an @9 line after cycle 4).
- * Returns the number of errors, like tt_assemble. */
-int tt_listing(const char *src, const char *name, unsigned N, uint16_t lr0, FILE *out, FILE *diag);
+/* Print the assembly listing (spec B7.3): each source line with its cycle number(s) (`12`,
+ * `5-11`; `*` marks a cycle whose read issues, A7.8; `5-8 idle, 9*` for an @9 line after cycle
+ * 4), the word of its (last) cycle in format `words` (a packed format or port; `reset` for a
+ * reset cycle) and the line. Returns the number of errors, like tt_assemble. */
+int tt_listing(const char *src, const char *name, unsigned N, uint16_t lr0, tt_format words,
+               FILE *out, FILE *diag);
 /* Q8.8 from text: "0x00C0" raw bits or a decimal with a point ("0.75", "-1.5", ".5"), exact A3
  * rounding (ties to even) then saturation; "0" is also accepted. Returns 0, or -1 (not a Q8.8
  * value; a bare integer other than 0 is refused). */
@@ -153,7 +183,10 @@ int tt_read_issues(const tt_cycle *prev, const tt_cycle *cur);
 int tt_program_equal(const tt_program *a, const tt_program *b);
 /* The format named `name` (w88 w94 w130 wfull port asm), or -1. */
 int tt_format_find(const char *name);
-/* Longest program the assembler accepts (cycles), so `nop 4000000000` is an error, not a crash. */
-#define TT_MAX_CYCLES (1u << 22)
+/* Longest program the text readers accept by default (cycles): `nop 4000000000` is one error,
+ * not 128 GB of cycle records (32 bytes each, plus host writes). The machine's max_cycles
+ * setting (1 .. TT_MAX_CYCLES_LIMIT) changes it; the compiler's programs are bounded by the UB. */
+#define TT_DEFAULT_MAX_CYCLES (1u << 24)
+#define TT_MAX_CYCLES_LIMIT (1u << 30)
 
 #endif

@@ -60,6 +60,8 @@ int tt_program_add(tt_program *p, const tt_cycle *c, const tt_hostw *hw, unsigne
         p->c = nc;
         p->cap = cap;
     }
+    if (p->n_hw + n_host > UINT32_MAX)
+        return -1; /* tt_cycle.host is 32 bits (max_cycles keeps programs far below this) */
     if (p->n_hw + n_host > p->cap_hw) {
         size_t cap = p->cap_hw ? p->cap_hw : 64;
         while (cap < p->n_hw + n_host)
@@ -338,6 +340,76 @@ static void upper(char *s)
             *s = (char)(*s - 'a' + 'A');
 }
 
+/* Cycle k of p as the text of one word of format f (hex digits, or the port stream's fields),
+ * without a newline. -1 with msg when a field does not fit the format. */
+#define CYCLE_TEXT_MAX 4096 /* > 1112 hex digits (wfull, N = 256), > 7 * 256 + 40 port chars */
+static int cycle_word(const tt_program *p, size_t k, tt_format f, char *buf, size_t n,
+                      char *msg, size_t mn)
+{
+    const unsigned N = p->N;
+    const tt_cycle *c = &p->c[k];
+    if (f <= TT_FMT_WFULL) {
+        tt_packed w;
+        /* a reset cycle's fields are ignored (A11) but kept, so the file reads back to the same
+         * program; an all-zero word if they do not fit */
+        if (tt_encode(f, N, c, hosts(p, c), &w, msg, mn)) {
+            if (!c->rst)
+                return -1;
+            memset(&w, 0, sizeof w);
+        }
+        npk_bits_hex(w.w, TT_WORD_U64, tt_format_bits(f, N), buf, n);
+        upper(buf);
+        return 0;
+    }
+    uint8_t hv[TT_MAX_N];
+    uint16_t hd[TT_MAX_N];
+    if (host_lanes(N, c, hosts(p, c), hv, hd, msg, mn))
+        return -1;
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < N_PORT_COLS; i++) {
+        const port_col *pc = &port_cols[i];
+        bool lanes = pc->field < TT_N_FIELDS && tt_fields[pc->field].lanes;
+        for (unsigned l = 0; l < (lanes ? N : 1); l++) {
+            uint64_t v = port_value(pc->field, c, hv, hd, l);
+            if (!npk_fits_u(v, port_width(pc->field))) {
+                snprintf(msg, mn, "%s %llu does not fit its %u-bit port", pc->name,
+                         (unsigned long long)v, port_width(pc->field));
+                return -1;
+            }
+            if (o < n)
+                o += (size_t)snprintf(buf + o, n - o, "%s%0*llX", i || l ? " " : "",
+                                      (int)pc->digits, (unsigned long long)v);
+        }
+    }
+    return 0;
+}
+
+size_t tt_cycle_text_width(tt_format f, unsigned N)
+{
+    if (f <= TT_FMT_WFULL)
+        return (tt_format_bits(f, N) + 3) / 4;
+    size_t w = 0;
+    for (size_t i = 0; i < N_PORT_COLS; i++) {
+        bool lanes = port_cols[i].field < TT_N_FIELDS && tt_fields[port_cols[i].field].lanes;
+        w += (lanes ? N : 1) * (port_cols[i].digits + 1);
+    }
+    return w - 1;
+}
+
+void tt_cycle_text(const tt_program *p, size_t k, tt_format f, int width, FILE *out)
+{
+    char buf[CYCLE_TEXT_MAX], msg[256];
+    if (f > TT_FMT_PORT || (f <= TT_FMT_WFULL && !tt_format_bits(f, p->N)))
+        fprintf(out, "%-*s", width, "-");
+    else if (p->c[k].rst && f <= TT_FMT_WFULL)
+        fprintf(out, "%-*s", width, "reset");
+    else if (cycle_word(p, k, f, buf, sizeof buf, msg, sizeof msg))
+        fprintf(out, "%-*s", width, "(does not fit)");
+    else
+        fprintf(out, "%-*s", width, buf);
+}
+
 static int write_hex(const tt_program *p, tt_format f, FILE *out, char *err, size_t err_size)
 {
     const unsigned N = p->N, bits = tt_format_bits(f, N);
@@ -349,23 +421,18 @@ static int write_hex(const tt_program *p, tt_format f, FILE *out, char *err, siz
     }
     fprintf(out, "# tinytpu %s words (%u bits), N = %u: one word per cycle\n",
             tt_format_names[f], bits, N);
-    char hex[TT_WORD_U64 * 16 + 1], msg[256];
+    char hex[CYCLE_TEXT_MAX], msg[256];
     uint16_t lr = 0;
     for (size_t k = 0; k < p->n; k++) {
         const tt_cycle *c = &p->c[k];
-        tt_packed w;
         if (c->lr != lr) {
             fprintf(out, "# cycle %zu: lr 0x%04X (a machine setting, B6)\n", k + 1, c->lr);
             lr = c->lr;
         }
-        if (c->rst) {
+        if (c->rst)
             fprintf(out, "# cycle %zu: reset cycle (--reset-at %zu)\n", k + 1, k + 1);
-            memset(&w, 0, sizeof w);
-        } else if (tt_encode(f, N, c, hosts(p, c), &w, msg, sizeof msg)) {
+        if (cycle_word(p, k, f, hex, sizeof hex, msg, sizeof msg))
             return fail_at(c, k, msg, err, err_size);
-        }
-        npk_bits_hex(w.w, TT_WORD_U64, bits, hex, sizeof hex);
-        upper(hex);
         fprintf(out, "%s\n", hex);
     }
     return ferror(out) ? -1 : 0;
@@ -377,27 +444,11 @@ static int write_port(const tt_program *p, FILE *out, char *err, size_t err_size
     char hdr[8 * 2 * TT_MAX_N + 128];
     port_header(N, hdr, sizeof hdr);
     fprintf(out, "# %s\n", hdr);
-    uint8_t hv[TT_MAX_N];
-    uint16_t hd[TT_MAX_N];
-    char msg[256];
+    char line[CYCLE_TEXT_MAX], msg[256];
     for (size_t k = 0; k < p->n; k++) {
-        const tt_cycle *c = &p->c[k];
-        if (host_lanes(N, c, hosts(p, c), hv, hd, msg, sizeof msg))
-            return fail_at(c, k, msg, err, err_size);
-        for (size_t i = 0; i < N_PORT_COLS; i++) {
-            const port_col *pc = &port_cols[i];
-            bool lanes = pc->field < TT_N_FIELDS && tt_fields[pc->field].lanes;
-            for (unsigned l = 0; l < (lanes ? N : 1); l++) {
-                uint64_t v = port_value(pc->field, c, hv, hd, l);
-                if (!npk_fits_u(v, port_width(pc->field))) {
-                    snprintf(msg, sizeof msg, "%s %llu does not fit its %u-bit port", pc->name,
-                             (unsigned long long)v, port_width(pc->field));
-                    return fail_at(c, k, msg, err, err_size);
-                }
-                fprintf(out, "%s%0*llX", i || l ? " " : "", (int)pc->digits, (unsigned long long)v);
-            }
-        }
-        fputs("\n", out);
+        if (cycle_word(p, k, TT_FMT_PORT, line, sizeof line, msg, sizeof msg))
+            return fail_at(&p->c[k], k, msg, err, err_size);
+        fprintf(out, "%s\n", line);
     }
     return ferror(out) ? -1 : 0;
 }
@@ -421,19 +472,105 @@ typedef struct word_reader {
     tt_format fmt;
     unsigned N;
     uint16_t lr0;
+    uint32_t max;           /* longest program (cycles) */
     bool oom;
+    bool over;              /* longer than max: said once, the rest is skipped */
+    bool stop;              /* the header declares another format: said once, rest skipped */
+    /* hex words: the lr level in force, and the declarations for the next word */
+    uint16_t lr;
+    bool pend_lr, pend_rst;
+    uint16_t pend_lr_v;
+    unsigned pend_line;
 } word_reader;
 
 static int add_cycle(npk_asm *a, word_reader *r, tt_cycle *c, const tt_hostw *hw, unsigned nh)
 {
     c->line = npk_asm_line(a);
-    if (r->p->n - r->n0 >= TT_MAX_CYCLES)
-        return npk_asm_error(a, NULL, 0, "more than %u cycles", TT_MAX_CYCLES);
+    if (r->p->n - r->n0 >= r->max) {
+        r->over = true;
+        return npk_asm_error(a, NULL, 0,
+                             "more than %u cycles: the rest of the file is not read (the limit "
+                             "is the max_cycles setting, at most %u)",
+                             r->max, TT_MAX_CYCLES_LIMIT);
+    }
     if (tt_program_add(r->p, c, hw, nh)) {
         r->oom = true;
         return npk_asm_error(a, NULL, 0, "out of memory");
     }
     return 0;
+}
+
+/* A `#` line of a hex word file: the declarations tt_write_words writes (the format header, lr
+ * changes, reset cycles; docs/tinytpu-words.md), or a plain comment. */
+static int declaration(npk_asm *a, npk_cur *c, word_reader *r)
+{
+    const char *t = c->p;
+    size_t n = (size_t)(c->end - c->p);
+    c->p = c->end;
+    char buf[160];
+    if (n >= sizeof buf)
+        return 0; /* longer than any declaration: a comment */
+    memcpy(buf, t, n);
+    buf[n] = '\0';
+    char name[16];
+    unsigned N, bits;
+    unsigned long k;
+    unsigned v;
+    int used = 0;
+    if (sscanf(buf, "# tinytpu %15s words (%u bits), N = %u%n", name, &bits, &N, &used) == 3 &&
+        used) {
+        int f = tt_format_find(name);
+        const char *at = strstr(t, name);
+        if (f < 0 || f > TT_FMT_WFULL)
+            return 0;
+        bool same = f == (int)r->fmt || (r->N == 2 && (f == TT_FMT_W130 || f == TT_FMT_WFULL) &&
+                                        (r->fmt == TT_FMT_W130 || r->fmt == TT_FMT_WFULL));
+        if (!same) {
+            r->stop = true;
+            return npk_asm_error(a, at, strlen(name),
+                                 "the file declares %s words, but it is read as %s (say "
+                                 "format=%s, or leave the format out: npukit reads the header)",
+                                 name, tt_format_names[r->fmt], name);
+        }
+        if (N != r->N) {
+            r->stop = true;
+            return npk_asm_error(a, strstr(t, "N ="), 3,
+                                 "the file declares N = %u, but the machine has lanes=%u", N,
+                                 r->N);
+        }
+        return 0;
+    }
+    int is_lr = sscanf(buf, "# cycle %lu: lr 0x%x%n", &k, &v, &used) == 2 && used && v <= 0xFFFF;
+    int is_rst = !is_lr && sscanf(buf, "# cycle %lu: reset cycle%n", &k, &used) == 1 && used;
+    if (!is_lr && !is_rst)
+        return 0;
+    size_t next = r->p->n - r->n0 + 1;
+    if (k != next)
+        return npk_asm_error(a, t, n,
+                             "this declaration names cycle %lu, but the next word is cycle %zu "
+                             "(a declaration stands right before its cycle's word)", k, next);
+    if (is_rst) {
+        r->pend_rst = true;
+    } else {
+        if (k == 1 && r->lr0 && r->lr0 != v)
+            npk_asm_warning(a, t, n,
+                            "the file sets lr 0x%04X from cycle 1: the lr setting 0x%04X is not "
+                            "used", v, r->lr0);
+        r->pend_lr = true;
+        r->pend_lr_v = (uint16_t)v;
+    }
+    r->pend_line = npk_asm_line(a);
+    return 0;
+}
+
+/* The declarations made for the word being added. */
+static void declared(word_reader *r, tt_cycle *cy)
+{
+    if (r->pend_lr)
+        r->lr = r->pend_lr_v;
+    cy->lr = r->lr;
+    cy->rst = r->pend_rst;
+    r->pend_lr = r->pend_rst = false;
 }
 
 static int hex_statement(npk_asm *a, npk_cur *c, word_reader *r)
@@ -466,7 +603,7 @@ static int hex_statement(npk_asm *a, npk_cur *c, word_reader *r)
     tt_hostw hw[TT_MAX_N];
     unsigned nh;
     tt_decode(r->fmt, r->N, &w, &cy, hw, &nh);
-    cy.lr = r->lr0;
+    declared(r, &cy);
     return add_cycle(a, r, &cy, hw, nh);
 }
 
@@ -542,6 +679,16 @@ static int port_statement(npk_asm *a, npk_cur *c, word_reader *r)
 static int words_statement(npk_asm *a, npk_cur *c)
 {
     word_reader *r = npk_asm_user(a);
+    if (r->over || r->stop) {
+        c->p = c->end;
+        return 0;
+    }
+    /* `#` starts a comment (B7.1); in hex files a whole-line one may be a declaration */
+    if (*c->p == '#')
+        return r->fmt == TT_FMT_PORT ? (c->p = c->end, 0) : declaration(a, c, r);
+    const char *h = memchr(c->p, '#', (size_t)(c->end - c->p));
+    if (h)
+        c->end = h;
     return r->fmt == TT_FMT_PORT ? port_statement(a, c, r) : hex_statement(a, c, r);
 }
 
@@ -550,18 +697,37 @@ static int words_begin(npk_asm *a)
     word_reader *r = npk_asm_user(a);
     r->p->n = r->n0;
     r->p->n_hw = r->hw0;
+    r->over = r->stop = false;
+    r->lr = r->lr0;
+    r->pend_lr = r->pend_rst = false;
+    return 0;
+}
+
+static int words_end(npk_asm *a)
+{
+    word_reader *r = npk_asm_user(a);
+    if ((r->pend_lr || r->pend_rst) && !r->over && !r->stop)
+        return npk_asm_error(a, NULL, 0, "the declaration on line %u has no word after it",
+                             r->pend_line);
     return 0;
 }
 
 static const npk_asm_target words_target = {
     .name = "tinytpu words",
-    .comment_chars = "#",
+    .comment_chars = NULL, /* `#` lines are read by words_statement (declarations) */
     .statement = words_statement,
     .begin_pass = words_begin,
+    .end_pass = words_end,
 };
 
 int tt_read_words(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
                   tt_program *p, FILE *diag)
+{
+    return tt_read_words_max(src, name, fmt, N, lr0, 0, p, diag);
+}
+
+int tt_read_words_max(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
+                      uint32_t max_cycles, tt_program *p, FILE *diag)
 {
     const char *file = name ? name : "<input>";
     if (fmt > TT_FMT_PORT || (fmt != TT_FMT_PORT && !tt_format_bits(fmt, N)) || N < 2 ||
@@ -572,7 +738,12 @@ int tt_read_words(const char *src, const char *name, tt_format fmt, unsigned N, 
                     file, fmt < TT_N_FORMATS ? tt_format_names[fmt] : "?", N, TT_MAX_N);
         return 1;
     }
-    word_reader r = {p, p->n, p->n_hw, fmt, N, lr0, false};
+    word_reader r;
+    memset(&r, 0, sizeof r);
+    r.p = p, r.n0 = p->n, r.hw0 = p->n_hw, r.fmt = fmt, r.N = N, r.lr0 = lr0, r.lr = lr0;
+    r.max = max_cycles ? max_cycles : TT_DEFAULT_MAX_CYCLES;
+    if (r.max > TT_MAX_CYCLES_LIMIT)
+        r.max = TT_MAX_CYCLES_LIMIT;
     npk_asm_opts o;
     memset(&o, 0, sizeof o);
     o.diag = diag;
@@ -585,4 +756,75 @@ int tt_read_words(const char *src, const char *name, tt_format fmt, unsigned N, 
         p->n_hw = r.hw0;
     }
     return e;
+}
+
+/* ---- which format a text is in ---------------------------------------------------------------- */
+
+int tt_detect_format(const char *src, unsigned N, tt_format *fmt, unsigned *line)
+{
+    *fmt = TT_FMT_ASM;
+    *line = 0;
+    const char *q = src ? src : "";
+    for (unsigned ln = 1; *q; ln++) {
+        const char *nl = strchr(q, '\n');
+        const char *b = q, *e = nl ? nl : q + strlen(q);
+        q = nl ? nl + 1 : e;
+        while (b < e && (*b == ' ' || *b == '\t'))
+            b++;
+        while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+            e--;
+        if (b == e || *b == ';')
+            continue;
+        if (*b == '#') {
+            static const char hdr[] = "# tinytpu ";
+            size_t hl = sizeof hdr - 1;
+            if ((size_t)(e - b) <= hl || memcmp(b, hdr, hl) != 0)
+                continue;
+            const char *nm = b + hl, *ne = nm;
+            while (ne < e && *ne != ' ')
+                ne++;
+            for (int f = 0; f <= TT_FMT_WFULL; f++)
+                if ((size_t)(ne - nm) == strlen(tt_format_names[f]) &&
+                    memcmp(nm, tt_format_names[f], (size_t)(ne - nm)) == 0 &&
+                    e - ne > 6 && memcmp(ne, " words", 6) == 0) {
+                    *fmt = (tt_format)f;
+                    *line = ln;
+                    return 1;
+                }
+            continue;
+        }
+        const char *h = memchr(b, '#', (size_t)(e - b));
+        if (h)
+            e = h;
+        size_t tokens = 0, len = 0;
+        bool hex = true, in = false;
+        for (const char *c = b; c < e; c++) {
+            bool blank = *c == ' ' || *c == '\t';
+            if (!blank) {
+                hex &= npk_hex_digit((unsigned char)*c) >= 0;
+                tokens += !in;
+                len++;
+            }
+            in = !blank;
+        }
+        if (!hex)
+            return 0;
+        if (tokens == 1) {
+            static const tt_format order[] = {TT_FMT_W88, TT_FMT_W94, TT_FMT_W130, TT_FMT_WFULL};
+            for (size_t i = 0; i < 4; i++) {
+                unsigned bits = tt_format_bits(order[i], N);
+                if (bits && len == (bits + 3) / 4) {
+                    *fmt = order[i];
+                    *line = ln;
+                    return 2;
+                }
+            }
+        } else if (tokens == 12 + 2 * (size_t)N) {
+            *fmt = TT_FMT_PORT;
+            *line = ln;
+            return 2;
+        }
+        return 0;
+    }
+    return 0;
 }

@@ -67,11 +67,12 @@ static void random_trips(void)
         round_trip(&p, TT_FMT_ASM, "asm", seed);
         round_trip(&p, TT_FMT_PORT, "port", seed);
         tt_program_free(&p);
-        /* hex words: fields that fit, lr 0, no reset cycles (settings, not words) */
+        /* hex words: fields that fit; lr and reset cycles are settings, in no word, and come
+         * back from the declarations the writer puts before their cycle's word */
         for (tt_format f = TT_FMT_W88; f <= TT_FMT_WFULL; f++) {
             if (!tt_format_bits(f, N))
                 continue;
-            gen_opts fit = {f, 0, 0, 1};
+            gen_opts fit = {f, 1, 1, 1};
             gen_program(&r, N, n, &fit, &p);
             round_trip(&p, f, "hex", seed);
             round_trip(&p, TT_FMT_ASM, "asm(fit)", seed);

@@ -335,8 +335,174 @@ static void disasm_text_diag(void)
     npk_destroy(m);
 }
 
+/* Hex word files declare what no word holds (B6: lr, reset cycles) and their format in `#`
+ * lines; the reader applies them, so a file npukit wrote runs as it was written. */
+static void declarations(void)
+{
+    tt_program p;
+    char *diag;
+    /* what tt_write_words writes for `.reset / .lr 0.75 / sw / .lr 0.5 / sw` */
+    const char *src = "# compiled from x.net: a plain comment\n"
+                      "# tinytpu w88 words (88 bits), N = 2: one word per cycle\n"
+                      "# cycle 1: reset cycle (--reset-at 1)\n"
+                      "0000000000000000000000\n"
+                      "# cycle 2: lr 0x00C0 (a machine setting, B6)\n"
+                      "0000000000000000000001\n"
+                      "0000000000000000000000\n"
+                      "# cycle 4: lr 0x0080 (a machine setting, B6)\n"
+                      "# cycle 4: reset cycle (--reset-at 4)\n"
+                      "0000000000000000000001\n";
+    NPK_CHECK(tt_asm_text(src, TT_FMT_W88, 2, TT_FMT_ASM, &p, &diag) == 0);
+    NPK_CHECK_EQ_STR(diag, "");
+    NPK_CHECK_EQ_U64(p.n, 4);
+    if (p.n == 4) {
+        NPK_CHECK(p.c[0].rst == 1 && p.c[0].lr == 0);
+        NPK_CHECK(p.c[1].rst == 0 && p.c[1].lr == 0x00C0 && p.c[1].sw == 1);
+        NPK_CHECK(p.c[2].rst == 0 && p.c[2].lr == 0x00C0);
+        NPK_CHECK(p.c[3].rst == 1 && p.c[3].lr == 0x0080);
+    }
+    /* and it is what the writer writes */
+    char err[256];
+    char *t = tt_write_text(&p, TT_FMT_W88, err, sizeof err);
+    NPK_CHECK(t && strstr(src, t) != NULL);
+    free(t);
+    tt_program_free(&p);
+    free(diag);
+
+    /* an lr setting that the file's cycle-1 declaration replaces is said (a warning) */
+    tt_program_init(&p, 2);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    NPK_CHECK(tt_assemble("# cycle 1: lr 0x00C0\n0000000000000000000000\n", "t.hex", TT_FMT_W88,
+                          2, 0x0040, &p, f) == 0);
+    fclose(f);
+    NPK_CHECK(p.n == 1 && p.c[0].lr == 0x00C0);
+    NPK_CHECK_CONTAINS(buf, "t.hex:1:1: warning: the file sets lr 0x00C0 from cycle 1: the lr "
+                            "setting 0x0040 is not used");
+    free(buf);
+    tt_program_free(&p);
+
+    static const struct {
+        tt_format f;
+        unsigned N;
+        const char *src, *where, *msg;
+    } bad[] = {
+        {TT_FMT_W88, 2, "# tinytpu w94 words (94 bits), N = 2: one word per cycle\n"
+                        "000000000000000000000000\n000000000000000000000000\n",
+         "t.s:1:11: error:", "the file declares w94 words, but it is read as w88 (say format=w94"},
+        {TT_FMT_WFULL, 3, "# tinytpu wfull words (147 bits), N = 4: one word per cycle\n",
+         "t.s:1:", "the file declares N = 4, but the machine has lanes=3"},
+        {TT_FMT_W88, 2, "0000000000000000000000\n# cycle 3: lr 0x00C0\n0000000000000000000000\n",
+         "t.s:2:1: error:", "this declaration names cycle 3, but the next word is cycle 2"},
+        {TT_FMT_W88, 2, "0000000000000000000000\n# cycle 2: reset cycle\n",
+         "t.s: error:", "the declaration on line 2 has no word after it"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int e = tt_asm_text(bad[i].src, bad[i].f, bad[i].N, TT_FMT_ASM, &p, &diag);
+        /* one error: a wrong header is not repeated on every word after it */
+        NPK_REPORT(e == 1 && p.n == 0 && strstr(diag, bad[i].where) && strstr(diag, bad[i].msg),
+                   "declaration case %zu: %d errors, want \"%s\" \"%s\" in:\n%s\n", i, e,
+                   bad[i].where, bad[i].msg, diag);
+        tt_program_free(&p);
+        free(diag);
+    }
+    /* w130 and wfull are the same word for N = 2 */
+    NPK_CHECK(tt_asm_text("# tinytpu w130 words (130 bits), N = 2\n"
+                          "000000000000000000000000000000001\n",
+                          TT_FMT_WFULL, 2, TT_FMT_ASM, &p, &diag) == 0);
+    NPK_CHECK(p.n == 1 && p.c[0].sw == 1);
+    tt_program_free(&p);
+    free(diag);
+}
+
+/* A reader that is not told the format finds it: the header, else the shape of the first
+ * line that is not a comment; anything else is assembly. */
+static void detection(void)
+{
+    static const struct {
+        unsigned N;
+        const char *src;
+        int how;
+        tt_format f;
+        unsigned line;
+    } cases[] = {
+        {2, "# x\n# tinytpu w94 words (94 bits), N = 2\n0000\n", 1, TT_FMT_W94, 2},
+        {2, "\n  # plain\n0000000000000000000001\n", 2, TT_FMT_W88, 3},
+        {2, "000000000000000000000001 # c\n", 2, TT_FMT_W94, 1},
+        {2, "000000000000000000000000000000001\n", 2, TT_FMT_W130, 1},
+        {3, "0000000000000000000000000000000000001\n", 2, TT_FMT_WFULL, 1}, /* 147 bits */
+        {2, "# rst sw ...\n0 0 0 0 0 0 0000 0000 000 0000 0000 0000 0 0000 0000 0000\n", 2,
+         TT_FMT_PORT, 2},
+        {2, "; assembly\n.lanes 2\nsw\n", 0, TT_FMT_ASM, 0},
+        {2, "add\n", 0, TT_FMT_ASM, 0},   /* hex digits, but no word's length */
+        {2, "nop 3\n", 0, TT_FMT_ASM, 0},
+        {2, "", 0, TT_FMT_ASM, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tt_format f = TT_N_FORMATS;
+        unsigned line = 99;
+        int how = tt_detect_format(cases[i].src, cases[i].N, &f, &line);
+        NPK_REPORT(how == cases[i].how && f == cases[i].f && line == cases[i].line,
+                   "detection case %zu: got %d %d line %u, want %d %d line %u\n", i, how, (int)f,
+                   line, cases[i].how, (int)cases[i].f, cases[i].line);
+    }
+}
+
+/* The longest program is a setting (max_cycles); a longer file is one error, not one per line
+ * past the limit. */
+static void cycle_limit(void)
+{
+    static const struct {
+        tt_format f;
+        const char *src, *where;
+    } cases[] = {
+        {TT_FMT_ASM, "nop\nsw\nsw\nsw\nsw\nsw\nsw\n", "t.s:4:1: error: program longer than 3"},
+        {TT_FMT_ASM, "nop 2\nnop 5\nsw\nsw\n", "t.s:2:5: error: program longer than 3"},
+        {TT_FMT_ASM, "sw\n@3 sw\n@4 sw\n@5 sw\n", "t.s:3:2: error: cycle 4 out of range (1..3)"},
+        {TT_FMT_ASM, "sw\n@3 sw\nsw\n@5 sw\n", "t.s:3:1: error: program longer than 3"},
+        {TT_FMT_W88, "0000000000000000000000\n0000000000000000000000\n0000000000000000000000\n"
+                     "0000000000000000000000\n0000000000000000000000\n0000000000000000000000\n",
+         "t.s:4:1: error: more than 3 cycles"},
+        {TT_FMT_PORT, "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+                      "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+                      "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+         "t.s:4:1: error: more than 3 cycles"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tt_program p;
+        tt_program_init(&p, 2);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        tt_asm_opts o = {TT_FMT_ASM, 3, NULL, TT_FMT_W130};
+        int e = tt_assemble_opts(cases[i].src, "t.s", cases[i].f, 2, 0, &o, &p, f);
+        fclose(f);
+        NPK_REPORT(e == 1 && p.n == 0 && strstr(buf, cases[i].where),
+                   "limit case %zu: %d errors, want 1: \"%s\" in:\n%s\n", i, e, cases[i].where,
+                   buf);
+        free(buf);
+        tt_program_free(&p);
+    }
+    /* exactly the limit is fine */
+    tt_program p;
+    tt_program_init(&p, 2);
+    tt_asm_opts o = {TT_FMT_ASM, 3, NULL, TT_FMT_W130};
+    NPK_CHECK(tt_assemble_opts("nop 2\nsw\n", "t.s", TT_FMT_ASM, 2, 0, &o, &p, NULL) == 0);
+    NPK_CHECK_EQ_U64(p.n, 3);
+    tt_program_free(&p);
+    /* the default is above the old 4194304-cycle cap */
+    tt_program_init(&p, 2);
+    NPK_CHECK(tt_assemble("nop 5000000\n", "t.s", TT_FMT_ASM, 2, 0, &p, NULL) == 0);
+    NPK_CHECK_EQ_U64(p.n, 5000000);
+    tt_program_free(&p);
+}
+
 int main(void)
 {
+    declarations();
+    detection();
+    cycle_limit();
     hand_words();
     wfull_layout();
     limits();
