@@ -76,6 +76,16 @@ const char *npk_guess_target(const uint8_t *data, size_t size);
 void npk_describe_no_target(const uint8_t *data, size_t size, const char *path, char *out,
                             size_t n);
 
+/* A target option that is a shorthand for a setting (`--ram-size 8M` is ram_size=8M): append
+ * "key=value" to `settings` (n bytes, settings separated by commas). A comma in value is a
+ * usage error, except with `list`, where commas separate items and become ':' (`--reset-at
+ * 1,40` is reset_at=1:40). Returns 0, or -1 after printing the usage error (naming `option`,
+ * as the user wrote it). */
+int npk_add_setting(const char *prog, char *settings, size_t n, const char *option,
+                    const char *key, const char *value, int list);
+/* "config,settings" (either may be empty or NULL) in buf; NULL when both are empty. */
+const char *npk_join_settings(char *buf, size_t n, const char *config, const char *settings);
+
 /* Create the machine for -t/--config, printing the error on failure. */
 npk_machine *npk_cli_machine(const char *prog, const char *target, const char *config);
 

@@ -21,6 +21,12 @@ static void help(void)
            "                              with --format=hex; '-' for standard output)\n"
            "  -f, --format bin|hex        bin: little-endian instruction words (default);\n"
            "                              hex: one word per line, most significant digit first\n"
+           "  -l, --listing               print a listing to standard output: per source line\n"
+           "                              its address (tinytpu: its cycles), the words it made\n"
+           "                              and the line\n"
+           "      --listing-output FILE   write the listing to FILE instead\n"
+           "      --lanes N, --lr V       the settings lanes=N, lr=V (tinytpu: array size;\n"
+           "                              learning rate before cycle 1)\n"
            "  -h, --help                  this help\n"
            "\n"
            "Errors are reported as FILE:LINE:COL: error: MESSAGE with the line and a caret.\n"
@@ -33,19 +39,24 @@ static void help(void)
            "or an output that would overwrite SOURCE)\n");
 }
 
-enum { O_TARGET = 1, O_CONFIG, O_OUTPUT, O_FORMAT, O_HELP };
+enum { O_TARGET = 1, O_CONFIG, O_OUTPUT, O_FORMAT, O_HELP, O_LISTING, O_LISTING_OUT, O_LANES,
+       O_LR };
 
 static const npk_opt_def defs[] = {
     {O_TARGET, 't', "target", OPT_VALUE},  {O_CONFIG, 0, "config", OPT_VALUE},
     {O_OUTPUT, 'o', "output", OPT_VALUE},  {O_FORMAT, 'f', "format", OPT_VALUE},
-    {O_HELP, 'h', "help", OPT_FLAG},       {0, 0, NULL, OPT_FLAG},
+    {O_HELP, 'h', "help", OPT_FLAG},       {O_LISTING, 'l', "listing", OPT_FLAG},
+    {O_LISTING_OUT, 0, "listing-output", OPT_VALUE},
+    {O_LANES, 0, "lanes", OPT_VALUE},      {O_LR, 0, "lr", OPT_VALUE},
+    {0, 0, NULL, OPT_FLAG},
 };
 
 int npk_cmd_asm(int argc, char **argv)
 {
     const char *prog = "npukit asm", *target = NULL, *config = NULL, *output = NULL,
-               *src = NULL, *v;
-    int hex = 0, id;
+               *src = NULL, *listing = NULL, *v;
+    int hex = 0, id, list = 0;
+    char settings[1024] = "", joined[4096];
     npk_opt_state os = {argc, argv, 1, prog, 0};
     while ((id = npk_opt_next(&os, defs, &v)) != -1) {
         switch (id) {
@@ -67,10 +78,30 @@ int npk_cmd_asm(int argc, char **argv)
                 return npk_usage_error(prog, "unknown format '%s' (bin, hex)", v);
             break;
         case O_HELP: help(); return NPK_EXIT_OK;
+        case O_LISTING: list = 1; break;
+        case O_LISTING_OUT: list = 1, listing = v; break;
+        case O_LANES:
+        case O_LR:
+            if (npk_add_setting(prog, settings, sizeof settings, id == O_LANES ? "--lanes" : "--lr",
+                                id == O_LANES ? "lanes" : "lr", v, 0))
+                return NPK_EXIT_USAGE;
+            break;
         }
     }
     if (!src)
         return npk_usage_error(prog, "no source file");
+    config = npk_join_settings(joined, sizeof joined, config, settings);
+    /* the listing goes to standard output unless told otherwise: not where the image goes */
+    if (list && !listing && output && strcmp(output, "-") == 0)
+        return npk_usage_error(prog, "the image (-o -) and the listing would both go to standard "
+                                     "output; give --listing-output FILE");
+    if (listing && strcmp(listing, "-") != 0) {
+        if (output && strcmp(listing, output) == 0)
+            return npk_usage_error(prog, "--listing-output %s is also the output file", listing);
+        int rc = npk_check_output(prog, src, listing, 1, "--listing-output");
+        if (rc)
+            return rc;
+    }
     uint8_t *text;
     size_t size;
     if (npk_read_file(src, &text, &size) != 0)
@@ -97,8 +128,25 @@ int npk_cmd_asm(int argc, char **argv)
     }
     uint8_t *image = NULL;
     size_t n = 0;
+    FILE *lf = NULL;
+    if (list) {
+        lf = !listing || strcmp(listing, "-") == 0 ? stdout : fopen(listing, "w");
+        if (!lf) {
+            fprintf(stderr, "%s: %s: cannot write: %s\n", prog, listing, strerror(errno));
+            free(text);
+            npk_destroy(m);
+            return NPK_EXIT_INPUT;
+        }
+        npk_set_listing(m, lf);
+    }
     npk_status st = npk_assemble(m, (const char *)text, name, stderr, &image, &n);
     free(text);
+    /* standard output is checked when main closes it */
+    if (lf && lf != stdout && npk_close_output(lf, listing) != 0 && st == NPK_OK) {
+        npk_free(image);
+        npk_destroy(m);
+        return NPK_EXIT_INPUT;
+    }
     if (st != NPK_OK) {
         if (npk_error(m)[0])
             fprintf(stderr, "%s: %s\n", prog, npk_error(m));

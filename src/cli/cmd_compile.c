@@ -24,13 +24,20 @@ static void help(void)
            "  -o, --output FILE           the stream (default: NET_FILE with .tt for asm, .hex\n"
            "                              for word formats, .port for the port stream; '-' for\n"
            "                              standard output, the summary then goes to stderr)\n"
-           "  -f, --format F              asm, w94, w130, wfull, port or w88 (default: the\n"
-           "                              file's 'format' line, else asm); the compiler rejects\n"
-           "                              reads the format cannot encode (w88: addresses 0-3)\n"
+           "  -f, --format F              asm, w94, w130, wfull, port or w88 (default: what\n"
+           "                              the -o extension says, else the file's 'format' line,\n"
+           "                              else asm); the compiler rejects reads the format\n"
+           "                              cannot encode (w88: addresses 0-3)\n"
            "      --map FILE              write the memory map to FILE instead of the summary\n"
            "      --check                 run the stream on the simulator and compare every\n"
            "                              written UB word with the compiler's prediction\n"
            "  -h, --help                  this help\n"
+           "\n"
+           "The -o extension names the format: .tt assembly, .port the port stream, .hex hex\n"
+           "words (w130, wfull for lanes >= 3, or the width -f or the file gives), .w88 .w94\n"
+           "  .w130 .wfull those words. It overrides the file's 'format' line (with a note);\n"
+           "an -f that contradicts it is a usage error. Other names (and '-') take the\n"
+           "format from -f, the file, or asm.\n"
            "\n"
            "exit status: 0 success, 1 errors in the description, a network that does not fit\n"
            "(widths, UB size, word format), a failed check or an output that cannot be\n"
@@ -39,6 +46,39 @@ static void help(void)
 }
 
 enum { O_TARGET = 1, O_OUTPUT, O_FORMAT, O_MAP, O_CHECK, O_HELP };
+
+/* What the output file's extension says about the format: -1 nothing (another extension, none,
+ * standard output); a format; or FAMILY_HEX for `.hex` (hex words of any width). */
+enum { FAMILY_HEX = TT_N_FORMATS };
+static int ext_format(const char *path, const char **ext)
+{
+    static const struct {
+        const char *ext;
+        int fmt;
+    } map[] = {{".tt", TT_FMT_ASM},    {".port", TT_FMT_PORT},   {".hex", FAMILY_HEX},
+               {".w88", TT_FMT_W88},   {".w94", TT_FMT_W94},     {".w130", TT_FMT_W130},
+               {".wfull", TT_FMT_WFULL}};
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    *ext = NULL;
+    if (!dot || (slash && dot < slash))
+        return -1;
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(dot, map[i].ext) == 0) {
+            *ext = map[i].ext;
+            return map[i].fmt;
+        }
+    return -1;
+}
+
+static int fits_ext(int fmt, int want)
+{
+    return want < 0 || fmt == want || (want == FAMILY_HEX && fmt <= TT_FMT_WFULL);
+}
+
+static const char *kind_of(int fmt)
+{
+    return fmt == TT_FMT_ASM ? "assembly" : fmt == TT_FMT_PORT ? "a port stream" : "hex words";
+}
 
 static const npk_opt_def defs[] = {
     {O_TARGET, 't', "target", OPT_VALUE}, {O_OUTPUT, 'o', "output", OPT_VALUE},
@@ -101,8 +141,28 @@ int npk_cmd_compile(int argc, char **argv)
         fprintf(stderr, "%s: error: %s\n", prog, err);
         goto out;
     }
+    /* the format: -f, else the -o extension, else the file's `format` line, else asm; an -f
+     * that the extension contradicts is an error (a .tt file of hex words is what `npukit
+     * run` would then misread) */
+    const char *ext = NULL;
+    int want = output && strcmp(output, "-") != 0 ? ext_format(output, &ext) : -1;
+    if (fmt >= 0 && !fits_ext(fmt, want)) {
+        rc = npk_usage_error(prog, "-f %s writes %s, but -o %s says %s (%s); give -o a name "
+                             "that ends in the format's extension, or leave -f out",
+                             tt_format_names[fmt], kind_of(fmt), output,
+                             want == FAMILY_HEX ? "hex words" : tt_format_names[want], ext);
+        goto out;
+    }
+    char note[512] = "";
+    if (fmt < 0 && net.format_line && !fits_ext((int)net.format, want))
+        snprintf(note, sizeof note, "note: -o %s (%s) overrides 'format %s' of %s:%u\n", output,
+                 ext, tt_format_names[net.format], name, net.format_line);
     if (fmt >= 0)
         net.format = (tt_format)fmt;
+    else if (want == FAMILY_HEX && net.format > TT_FMT_WFULL)
+        net.format = net.N == 2 ? TT_FMT_W130 : TT_FMT_WFULL;
+    else if (want >= 0 && want != FAMILY_HEX)
+        net.format = (tt_format)want;
     if (tt_compile(&net, &c, err, sizeof err)) {
         fprintf(stderr, "%s: %s: error: %s\n", prog, name, err);
         goto out;
@@ -150,6 +210,7 @@ int npk_cmd_compile(int argc, char **argv)
         goto out;
     }
     f = NULL;
+    fputs(note, info);
     fprintf(info, "%s: %s -> %s (%s): %zu cycles (reset + host load %zu, %zu per step x %u)%s\n",
             prog, name, output, tt_format_names[net.format], c.cycles, c.load_cycles,
             c.step_cycles, net.steps, net.eval ? " + evaluation pass" : "");

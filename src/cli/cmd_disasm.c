@@ -29,6 +29,8 @@ static void help(void)
            "                              words, headings or labels), so the output of a raw\n"
            "                              image assembles back to the same image\n"
            "  -o, --output FILE           write to FILE instead of standard output\n"
+           "      --lanes N, --lr V       the settings lanes=N, lr=V (tinytpu: array size;\n"
+           "                              learning rate before cycle 1)\n"
            "  -h, --help                  this help\n"
            "\n"
            "Default lines are 'ADDRESS:  WORD  TEXT' (hex address and word). Words that are\n"
@@ -42,7 +44,7 @@ static void help(void)
            "be written, 2 usage error (including -o naming IMAGE itself)\n");
 }
 
-enum { O_TARGET = 1, O_CONFIG, O_BASE, O_SOURCE, O_ALL, O_OUTPUT, O_HELP };
+enum { O_TARGET = 1, O_CONFIG, O_BASE, O_SOURCE, O_ALL, O_OUTPUT, O_HELP, O_LANES, O_LR };
 
 /* A stretch of bytes to disassemble: an ELF section or segment, or the raw image. */
 typedef struct region {
@@ -95,6 +97,7 @@ static const npk_opt_def defs[] = {
     {O_BASE, 0, "base", OPT_VALUE},       {O_SOURCE, 's', "source", OPT_FLAG},
     {O_ALL, 'D', "all-sections", OPT_FLAG},
     {O_OUTPUT, 'o', "output", OPT_VALUE}, {O_HELP, 'h', "help", OPT_FLAG},
+    {O_LANES, 0, "lanes", OPT_VALUE},     {O_LR, 0, "lr", OPT_VALUE},
     {0, 0, NULL, OPT_FLAG},
 };
 
@@ -104,6 +107,7 @@ int npk_cmd_disasm(int argc, char **argv)
                *path = NULL, *v;
     uint64_t base = 0;
     int source_only = 0, all = 0, id;
+    char settings[1024] = "", joined[4096];
     npk_opt_state os = {argc, argv, 1, prog, 0};
     while ((id = npk_opt_next(&os, defs, &v)) != -1) {
         switch (id) {
@@ -123,10 +127,17 @@ int npk_cmd_disasm(int argc, char **argv)
         case O_ALL: all = 1; break;
         case O_OUTPUT: output = v; break;
         case O_HELP: help(); return NPK_EXIT_OK;
+        case O_LANES:
+        case O_LR:
+            if (npk_add_setting(prog, settings, sizeof settings, id == O_LANES ? "--lanes" : "--lr",
+                                id == O_LANES ? "lanes" : "lr", v, 0))
+                return NPK_EXIT_USAGE;
+            break;
         }
     }
     if (!path)
         return npk_usage_error(prog, "no input file");
+    config = npk_join_settings(joined, sizeof joined, config, settings);
     uint8_t *data;
     size_t size;
     if (npk_read_file(path, &data, &size) != 0)

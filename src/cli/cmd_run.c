@@ -45,6 +45,12 @@ static void help(void)
            "      --fs-root DIR           fs_root=DIR   (rvnpu: sandbox for file syscalls)\n"
            "      --uart-in FILE|-        uart_in=FILE  (rvnpu: UART receive source)\n"
            "      --no-syscalls           syscalls=off  (rvnpu: every ECALL traps)\n"
+           "      --lanes N               lanes=N       (tinytpu: array size N, default 2)\n"
+           "      --ub-words S            ub_words=S    (tinytpu: unified-buffer words)\n"
+           "      --lr V                  lr=V          (tinytpu: learning rate before cycle\n"
+           "                                            1, Q8.8: 0x00C0 or 0.75)\n"
+           "      --reset-at K[,K...]     reset_at=K:.. (tinytpu: cycles K become reset\n"
+           "                                            cycles)\n"
            "  -h, --help                  this help\n"
            "\n"
            "Messages from npukit itself start with 'npukit:'. On a terminal, runs longer\n"
@@ -64,7 +70,8 @@ static void help(void)
 
 enum {
     O_TARGET = 1, O_CONFIG, O_MAX, O_STATS, O_STATS_OUT, O_TRACE, O_TIMELINE, O_LOAD, O_DUMP,
-    O_REGS, O_HELP, O_WRITE, O_ISA_REV, O_RAM_SIZE, O_FS_ROOT, O_UART_IN, O_NO_SYSCALLS
+    O_REGS, O_HELP, O_WRITE, O_ISA_REV, O_RAM_SIZE, O_FS_ROOT, O_UART_IN, O_NO_SYSCALLS,
+    O_LANES, O_UB_WORDS, O_LR, O_RESET_AT
 };
 
 static const npk_opt_def defs[] = {
@@ -84,6 +91,10 @@ static const npk_opt_def defs[] = {
     {O_FS_ROOT, 0, "fs-root", OPT_VALUE},
     {O_UART_IN, 0, "uart-in", OPT_VALUE},
     {O_NO_SYSCALLS, 0, "no-syscalls", OPT_FLAG},
+    {O_LANES, 0, "lanes", OPT_VALUE},
+    {O_UB_WORDS, 0, "ub-words", OPT_VALUE},
+    {O_LR, 0, "lr", OPT_VALUE},
+    {O_RESET_AT, 0, "reset-at", OPT_VALUE},
     {O_HELP, 'h', "help", OPT_FLAG},
     {0, 0, NULL, OPT_FLAG},
 };
@@ -105,18 +116,8 @@ typedef struct run_opts {
  * user wrote it (--ram-size), not the setting (ram_size). */
 static int add_setting(run_opts *o, const char *option, const char *key, const char *value)
 {
-    if (strchr(value, ',')) {
-        npk_usage_error("npukit run", "%s value '%s' must not contain a comma", option, value);
-        return -1;
-    }
-    size_t used = strlen(o->settings);
-    int w = snprintf(o->settings + used, sizeof o->settings - used, "%s%s=%s",
-                     used ? "," : "", key, value);
-    if (w < 0 || (size_t)w >= sizeof o->settings - used) {
-        npk_usage_error("npukit run", "too many target settings (at %s)", option);
-        return -1;
-    }
-    return 0;
+    return npk_add_setting("npukit run", o->settings, sizeof o->settings, option, key, value,
+                           strcmp(key, "reset_at") == 0);
 }
 
 /* "SPACE:ADDR:REST" -> space (copied), addr, rest pointer. */
@@ -201,6 +202,10 @@ static int parse(int argc, char **argv, run_opts *o)
         case O_RAM_SIZE: if (add_setting(o, "--ram-size", "ram_size", v)) return -1; break;
         case O_FS_ROOT: if (add_setting(o, "--fs-root", "fs_root", v)) return -1; break;
         case O_UART_IN: if (add_setting(o, "--uart-in", "uart_in", v)) return -1; break;
+        case O_LANES: if (add_setting(o, "--lanes", "lanes", v)) return -1; break;
+        case O_UB_WORDS: if (add_setting(o, "--ub-words", "ub_words", v)) return -1; break;
+        case O_LR: if (add_setting(o, "--lr", "lr", v)) return -1; break;
+        case O_RESET_AT: if (add_setting(o, "--reset-at", "reset_at", v)) return -1; break;
         case O_NO_SYSCALLS:
             if (add_setting(o, "--no-syscalls", "syscalls", "off"))
                 return -1;

@@ -183,6 +183,34 @@ void npk_describe_no_target(const uint8_t *data, size_t size, const char *path, 
                  (int)(len > 32 ? 32 : len), p, len > 32 ? "..." : "");
 }
 
+int npk_add_setting(const char *prog, char *settings, size_t n, const char *option,
+                    const char *key, const char *value, int list)
+{
+    if (!list && strchr(value, ',')) {
+        npk_usage_error(prog, "%s value '%s' must not contain a comma", option, value);
+        return -1;
+    }
+    size_t used = strlen(settings);
+    int w = snprintf(settings + used, n - used, "%s%s=%s", used ? "," : "", key, value);
+    if (w < 0 || (size_t)w >= n - used) {
+        settings[used] = '\0';
+        npk_usage_error(prog, "too many target settings (at %s)", option);
+        return -1;
+    }
+    for (char *c = settings + used + (used ? 1 : 0) + strlen(key) + 1; *c; c++)
+        if (*c == ',')
+            *c = ':';
+    return 0;
+}
+
+const char *npk_join_settings(char *buf, size_t n, const char *config, const char *settings)
+{
+    config = config ? config : "";
+    settings = settings ? settings : "";
+    snprintf(buf, n, "%s%s%s", config, config[0] && settings[0] ? "," : "", settings);
+    return buf[0] ? buf : NULL;
+}
+
 npk_machine *npk_cli_machine(const char *prog, const char *target, const char *config)
 {
     npk_machine *m;

@@ -261,11 +261,13 @@ static npk_status read_format(npk_machine *m, const tt_state *s, const char *sou
     unsigned line;
     int how = tt_detect_format(source, s->N, &det, &line);
     *fmt = s->format_given ? s->format : det;
-    if (s->format_given && how == 1 && s->format == TT_FMT_ASM)
+    if (s->format_given && how == 1 && (s->format == TT_FMT_ASM || s->format == TT_FMT_PORT))
         return npk_fail(m, NPK_ERR_FORMAT,
-                        "%s:%u: the file declares %s words, but format=asm reads assembly (say "
+                        "%s:%u: the file declares %s words, but format=%s reads %s (say "
                         "format=%s, or leave the format out: npukit reads the header)",
-                        name, line, tt_format_names[det], tt_format_names[det]);
+                        name, line, tt_format_names[det], tt_format_names[s->format],
+                        s->format == TT_FMT_ASM ? "assembly" : "a port stream",
+                        tt_format_names[det]);
     return NPK_OK;
 }
 
