@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "targets/isadoc.h"
+#include "targets/tinytpu/tinytpu.h"
 
 typedef struct field {
     const char *name;
@@ -160,10 +161,31 @@ int main(void)
            "(the program stores host writes only).\n\n"
            "## Hex word files (B7.1)\n\n"
            "One word per line, exactly ceil(bits/4) hex digits (either case), most significant\n"
-           "first; bits above the word width must be 0. Blank lines and `#` comments are ignored.\n"
-           "Words carry no lr and no reset: on reading, every cycle gets the lr setting; on\n"
-           "writing, a reset cycle becomes an all-zero word after a `# cycle k: reset cycle\n"
-           "(--reset-at k)` comment, and each change of lr is noted as `# cycle k: lr 0x....`.\n\n"
+           "first; bits above the word width must be 0. Blank lines and `#` comments are ignored,\n"
+           "except three kinds of whole-line comment that npukit writes and reads back\n"
+           "(**decision**: words carry no lr and no reset, B6, so a file that did not say them\n"
+           "would run with other settings than it was written for):\n\n"
+           "| line | meaning |\n|---|---|\n"
+           "| `# tinytpu FMT words (BITS bits), N = n: ...` | the header: the format and lanes. "
+           "A reader told another format (`format=`), or a machine with other lanes, stops with "
+           "one error at this line |\n"
+           "| `# cycle K: lr 0xHHHH ...` | lr is 0xHHHH from cycle K on, as `.lr` would say (the lr "
+           "setting applies before the first one; one at cycle 1 that replaces a non-zero "
+           "setting is a warning) |\n"
+           "| `# cycle K: reset cycle ...` | cycle K is a reset cycle (as `--reset-at K`); its word "
+           "holds the cycle's fields, which the machine ignores |\n\n"
+           "A `# cycle K` line stands right before the word of cycle K (otherwise it is an error\n"
+           "naming both cycles). The writer puts the header first, a `# cycle K: lr` line before\n"
+           "each cycle whose lr differs from the cycle before (from 0), and a `# cycle K: reset\n"
+           "cycle (--reset-at K)` line before each reset cycle, so every program reads back\n"
+           "unchanged. A file without these lines (another tool's) is read as B7.1 says: lr and\n"
+           "resets come from the settings.\n\n"
+           "**Format detection** (`format=auto`, the default for `npukit run` and `disasm`): the\n"
+           "header names the format; without one, the first line that is not blank or a comment\n"
+           "decides: exactly 22 (w88), 24 (w94) or ceil((96 + 17N)/4) (w130 for N = 2, wfull)\n"
+           "hex digits, or 12 + 2N hex fields (port stream). Anything else is assembly (no\n"
+           "assembly line has either shape). `npukit compile` names files by format: `.tt`\n"
+           "assembly, `.hex` hex words, `.w88 .w94 .w130 .wfull`, `.port`.\n\n"
            "## Assembly (B7.3): decisions\n\n"
            "- **Q8.8 values** (`.leak .inv .lr`, `host<i>=`): `0x` + up to 4 hex digits = raw\n"
            "  bits; a decimal with a point (`0.75`, `-1.5`, `.5`, `2.`) is converted exactly\n"
@@ -184,14 +206,20 @@ int main(void)
            "  from the word and lr from the directives; they do not change the directives.\n"
            "- **Clauses**: `sw`, one `read`, `host<i>=<value>` (each lane once, kept in the\n"
            "  written order), any order; keywords are case-insensitive. A `read` sets start = 1;\n"
-           "  identical consecutive reads issue once (A7.8). The listing marks issuing cycles\n"
-           "  with `*` and shows idle fills (`5-8 idle, 9*`).\n"
+           "  identical consecutive reads issue once (A7.8).\n"
+           "- **Listing** (`npukit asm --listing`, `tt_listing`, `npk_set_listing`): per source\n"
+           "  line its cycles (`12`; `7-8` for `nop 2`; `5-8 idle, 9*` for an `@9` line after\n"
+           "  cycle 4; `*` marks a cycle whose read issues), the word of its last cycle in the\n"
+           "  `words` format (`reset` for a reset cycle), the line number and the line.\n"
            "- **Disassembly** prints `.lanes N`, level directives where a level changes (with the\n"
            "  decimal value as a comment), one cycle line per word, `@k` after idle runs whose\n"
            "  levels equal the previous cycle's, `nop n` for idle runs before a reset, a raw word\n"
            "  or the end, and `.wfull` for a word no line can say (start = 0 with read fields\n"
            "  set). It assumes lr = 0 before cycle 1 (an `.lr` appears when cycle 1 differs).\n"
-           "- **Limits**: at most %u cycles; N is 2..256.\n",
-           1u << 22);
+           "- **Limits**: a program file (assembly, hex words, port stream) has at most\n"
+           "  `max_cycles` cycles (default %u, at most %u; 32 bytes of memory per cycle); the\n"
+           "  first cycle too many is one error and the rest of the file is not read. N is\n"
+           "  2..256.\n",
+           TT_DEFAULT_MAX_CYCLES, TT_MAX_CYCLES_LIMIT);
     return 0;
 }
