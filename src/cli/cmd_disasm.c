@@ -31,6 +31,8 @@ static void help(void)
            "  -o, --output FILE           write to FILE instead of standard output\n"
            "      --lanes N, --lr V       the settings lanes=N, lr=V (tinytpu: array size;\n"
            "                              learning rate before cycle 1)\n"
+           "      --format F              the setting format=F (tinytpu: how the file is\n"
+           "                              written; default: its header or shape)\n"
            "  -h, --help                  this help\n"
            "\n"
            "Default lines are 'ADDRESS:  WORD  TEXT' (hex address and word). Words that are\n"
@@ -44,7 +46,8 @@ static void help(void)
            "be written, 2 usage error (including -o naming IMAGE itself)\n");
 }
 
-enum { O_TARGET = 1, O_CONFIG, O_BASE, O_SOURCE, O_ALL, O_OUTPUT, O_HELP, O_LANES, O_LR };
+enum { O_TARGET = 1, O_CONFIG, O_BASE, O_SOURCE, O_ALL, O_OUTPUT, O_HELP, O_LANES, O_LR,
+       O_FORMAT };
 
 /* A stretch of bytes to disassemble: an ELF section or segment, or the raw image. */
 typedef struct region {
@@ -98,6 +101,7 @@ static const npk_opt_def defs[] = {
     {O_ALL, 'D', "all-sections", OPT_FLAG},
     {O_OUTPUT, 'o', "output", OPT_VALUE}, {O_HELP, 'h', "help", OPT_FLAG},
     {O_LANES, 0, "lanes", OPT_VALUE},     {O_LR, 0, "lr", OPT_VALUE},
+    {O_FORMAT, 0, "format", OPT_VALUE},
     {0, 0, NULL, OPT_FLAG},
 };
 
@@ -129,8 +133,10 @@ int npk_cmd_disasm(int argc, char **argv)
         case O_HELP: help(); return NPK_EXIT_OK;
         case O_LANES:
         case O_LR:
-            if (npk_add_setting(prog, settings, sizeof settings, id == O_LANES ? "--lanes" : "--lr",
-                                id == O_LANES ? "lanes" : "lr", v, 0))
+        case O_FORMAT:
+            if (npk_add_setting(prog, settings, sizeof settings,
+                                id == O_LANES ? "--lanes" : id == O_LR ? "--lr" : "--format",
+                                id == O_LANES ? "lanes" : id == O_LR ? "lr" : "format", v, 0))
                 return NPK_EXIT_USAGE;
             break;
         }

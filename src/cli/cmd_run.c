@@ -51,6 +51,9 @@ static void help(void)
            "                                            1, Q8.8: 0x00C0 or 0.75)\n"
            "      --reset-at K[,K...]     reset_at=K:.. (tinytpu: cycles K become reset\n"
            "                                            cycles)\n"
+           "      --format F              format=F      (tinytpu: how PROGRAM is written:\n"
+           "                                            auto, asm, w88, w94, w130, wfull,\n"
+           "                                            port)\n"
            "  -h, --help                  this help\n"
            "\n"
            "Messages from npukit itself start with 'npukit:'. On a terminal, runs longer\n"
@@ -71,7 +74,7 @@ static void help(void)
 enum {
     O_TARGET = 1, O_CONFIG, O_MAX, O_STATS, O_STATS_OUT, O_TRACE, O_TIMELINE, O_LOAD, O_DUMP,
     O_REGS, O_HELP, O_WRITE, O_ISA_REV, O_RAM_SIZE, O_FS_ROOT, O_UART_IN, O_NO_SYSCALLS,
-    O_LANES, O_UB_WORDS, O_LR, O_RESET_AT
+    O_LANES, O_UB_WORDS, O_LR, O_RESET_AT, O_FORMAT
 };
 
 static const npk_opt_def defs[] = {
@@ -95,6 +98,7 @@ static const npk_opt_def defs[] = {
     {O_UB_WORDS, 0, "ub-words", OPT_VALUE},
     {O_LR, 0, "lr", OPT_VALUE},
     {O_RESET_AT, 0, "reset-at", OPT_VALUE},
+    {O_FORMAT, 0, "format", OPT_VALUE},
     {O_HELP, 'h', "help", OPT_FLAG},
     {0, 0, NULL, OPT_FLAG},
 };
@@ -206,6 +210,7 @@ static int parse(int argc, char **argv, run_opts *o)
         case O_UB_WORDS: if (add_setting(o, "--ub-words", "ub_words", v)) return -1; break;
         case O_LR: if (add_setting(o, "--lr", "lr", v)) return -1; break;
         case O_RESET_AT: if (add_setting(o, "--reset-at", "reset_at", v)) return -1; break;
+        case O_FORMAT: if (add_setting(o, "--format", "format", v)) return -1; break;
         case O_NO_SYSCALLS:
             if (add_setting(o, "--no-syscalls", "syscalls", "off"))
                 return -1;

@@ -50,6 +50,8 @@ w1 xor.txt
 # --- the loader reads what a file declares ---
 # an explicit format that matches is fine; one that contradicts the header is one error
 w1 xor.hex --config format=w94
+w1 xor.hex --format w94
+expect 1 "the file declares w94 words, but it is read as w130" -- "$NPK" disasm -t tinytpu --format w130 xor.hex
 expect 125 "xor.hex:2:11: error: the file declares w94 words, but it is read as w130" -- \
   "$NPK" run -t tinytpu:format=w130 xor.hex
 [ "$(grep -c 'error:' out)" = 1 ] && ok || bad "a contradicting header gave $(grep -c 'error:' out) errors, want 1"
