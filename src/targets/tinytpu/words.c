@@ -500,61 +500,91 @@ static int add_cycle(npk_asm *a, word_reader *r, tt_cycle *c, const tt_hostw *hw
     return 0;
 }
 
+/* Declaration parsing: consume literal `lit` / a number (digits in `base`, saturating: strtoul
+ * is defined for any length, sscanf is not) at *p. */
+static bool lit_at(const char **p, const char *end, const char *lit)
+{
+    size_t n = strlen(lit);
+    if ((size_t)(end - *p) < n || memcmp(*p, lit, n) != 0)
+        return false;
+    *p += n;
+    return true;
+}
+
+static bool num_at(const char **p, const char *end, int base, unsigned long *v)
+{
+    const char *q = *p;
+    while (q < end && (base == 16 ? npk_hex_digit((unsigned char)*q) >= 0 : *q >= '0' && *q <= '9'))
+        q++;
+    if (q == *p || q - *p > 16)
+        return false;
+    char d[17];
+    memcpy(d, *p, (size_t)(q - *p));
+    d[q - *p] = '\0';
+    *v = strtoul(d, NULL, base);
+    *p = q;
+    return true;
+}
+
 /* A `#` line of a hex word file: the declarations tt_write_words writes (the format header, lr
  * changes, reset cycles; docs/tinytpu-words.md), or a plain comment. */
 static int declaration(npk_asm *a, npk_cur *c, word_reader *r)
 {
-    const char *t = c->p;
-    size_t n = (size_t)(c->end - c->p);
+    const char *t = c->p, *end = c->end, *q = t;
     c->p = c->end;
-    char buf[160];
-    if (n >= sizeof buf)
-        return 0; /* longer than any declaration: a comment */
-    memcpy(buf, t, n);
-    buf[n] = '\0';
-    char name[16];
-    unsigned N, bits;
-    unsigned long k;
-    unsigned v;
-    int used = 0;
-    if (sscanf(buf, "# tinytpu %15s words (%u bits), N = %u%n", name, &bits, &N, &used) == 3 &&
-        used) {
-        int f = tt_format_find(name);
-        const char *at = strstr(t, name);
-        if (f < 0 || f > TT_FMT_WFULL)
-            return 0;
+    unsigned long N, bits, k, v;
+    if (lit_at(&q, end, "# tinytpu ")) {
+        const char *name = q;
+        while (q < end && *q != ' ')
+            q++;
+        size_t nl = (size_t)(q - name);
+        const char *at_n;
+        int f = -1;
+        for (int i = 0; i <= TT_FMT_WFULL; i++)
+            if (nl == strlen(tt_format_names[i]) && memcmp(name, tt_format_names[i], nl) == 0)
+                f = i;
+        if (f < 0 || !lit_at(&q, end, " words (") || !num_at(&q, end, 10, &bits) ||
+            !lit_at(&q, end, " bits), ") || (at_n = q, !lit_at(&q, end, "N = ")) ||
+            !num_at(&q, end, 10, &N))
+            return 0; /* not the header: a comment */
         bool same = f == (int)r->fmt || (r->N == 2 && (f == TT_FMT_W130 || f == TT_FMT_WFULL) &&
                                         (r->fmt == TT_FMT_W130 || r->fmt == TT_FMT_WFULL));
         if (!same) {
             r->stop = true;
-            return npk_asm_error(a, at, strlen(name),
+            return npk_asm_error(a, name, nl,
                                  "the file declares %s words, but it is read as %s (say "
                                  "format=%s, or leave the format out: npukit reads the header)",
-                                 name, tt_format_names[r->fmt], name);
+                                 tt_format_names[f], tt_format_names[r->fmt], tt_format_names[f]);
         }
         if (N != r->N) {
             r->stop = true;
-            return npk_asm_error(a, strstr(t, "N ="), 3,
-                                 "the file declares N = %u, but the machine has lanes=%u", N,
+            return npk_asm_error(a, at_n, 3,
+                                 "the file declares N = %lu, but the machine has lanes=%u", N,
                                  r->N);
         }
         return 0;
     }
-    int is_lr = sscanf(buf, "# cycle %lu: lr 0x%x%n", &k, &v, &used) == 2 && used && v <= 0xFFFF;
-    int is_rst = !is_lr && sscanf(buf, "# cycle %lu: reset cycle%n", &k, &used) == 1 && used;
-    if (!is_lr && !is_rst)
+    if (!lit_at(&q, end, "# cycle ") || !num_at(&q, end, 10, &k))
         return 0;
-    size_t next = r->p->n - r->n0 + 1;
+    bool is_lr = false;
+    if (lit_at(&q, end, ": lr 0x")) {
+        if (!num_at(&q, end, 16, &v) || v > 0xFFFF)
+            return 0;
+        is_lr = true;
+    } else if (!lit_at(&q, end, ": reset cycle")) {
+        return 0;
+    }
+    size_t n = (size_t)(end - t), next = r->p->n - r->n0 + 1;
     if (k != next)
         return npk_asm_error(a, t, n,
                              "this declaration names cycle %lu, but the next word is cycle %zu "
                              "(a declaration stands right before its cycle's word)", k, next);
-    if (is_rst) {
+    if (!is_lr) {
         r->pend_rst = true;
     } else {
         if (k == 1 && r->lr0 && r->lr0 != v)
             npk_asm_warning(a, t, n,
-                            "the file sets lr 0x%04X from cycle 1: the lr setting 0x%04X is not "
+                            "the file sets lr 0x%04lX from cycle 1: the lr setting 0x%04X is not "
                             "used", v, r->lr0);
         r->pend_lr = true;
         r->pend_lr_v = (uint16_t)v;
