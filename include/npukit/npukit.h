@@ -217,6 +217,8 @@ typedef struct npk_reg_info {
 
 NPK_API size_t npk_reg_count(const npk_machine *m);
 NPK_API const npk_reg_info *npk_reg(const npk_machine *m, size_t i);
+/* Does register i (npk_reg order) hold an IEEE binary32 value (rvnpu f0..f31)? */
+NPK_API int npk_reg_is_f32(const npk_machine *m, size_t i);
 NPK_API npk_status npk_reg_read(npk_machine *m, const char *name, uint64_t *value);
 NPK_API npk_status npk_reg_write(npk_machine *m, const char *name, uint64_t value);
 
@@ -228,6 +230,14 @@ NPK_API npk_status npk_symbol(npk_machine *m, const char *name, uint64_t *value)
  * `npukit run --write SYMBOL:FILE`). Fails if the symbol is unknown or ambiguous, if it has a
  * size and the data is larger, or if the bytes do not fit the target's memory. */
 NPK_API npk_status npk_write_symbol(npk_machine *m, const char *name, const void *data, size_t n);
+/* The size of symbol `name` in bytes: an ELF symbol's st_size; 0 when it has none
+ * (assembly labels, .equ names). Fails as npk_symbol when there is no such symbol. */
+NPK_API npk_status npk_symbol_size(npk_machine *m, const char *name, uint64_t *size);
+/* Read `n` bytes at the storage of symbol `name` (after a run: output extraction, as
+ * `npukit run --dump SYMBOL`), the mirror of npk_write_symbol. Fails if the symbol is unknown
+ * or ambiguous, if the target cannot read at program addresses (NPK_ERR_UNSUPPORTED; toy and
+ * rvnpu can) or if the bytes are not all inside its memory (NPK_ERR_RANGE). */
+NPK_API npk_status npk_read_symbol(npk_machine *m, const char *name, void *data, size_t n);
 
 /* ---- disassembly ------------------------------------------------------------------------ */
 
@@ -260,7 +270,8 @@ NPK_API npk_status npk_trace_text(npk_machine *m, FILE *f);
 /* Collect statistics: per-mnemonic counts, cycles, per-unit busy time. */
 NPK_API npk_status npk_stats_enable(npk_machine *m, int on);
 /* Record a Chrome trace-event timeline (opens in Perfetto) written at npk_timeline_close,
- * which returns NPK_ERR_IO ("PATH: write error: ...") if any of the file could not be written. */
+ * which returns NPK_ERR_IO ("PATH: write error: ...") if any of the file could not be written.
+ * The path "-" is standard output (flushed at the close, not closed). */
 NPK_API npk_status npk_timeline_open(npk_machine *m, const char *path);
 NPK_API npk_status npk_timeline_close(npk_machine *m);
 
@@ -284,6 +295,10 @@ NPK_API npk_status npk_stats_get(npk_machine *m, npk_stats *out);
  * write is NPK_ERR_IO. */
 NPK_API npk_status npk_stats_print(npk_machine *m, FILE *f);
 NPK_API npk_status npk_stats_json(npk_machine *m, FILE *f);
+/* npk_stats_json with how the run ended, from the stop record npk_run filled: a member
+ * "stop": {"reason": "exit" | "budget" | "fault" | "none", "exit_code": the program's full
+ * exit value (signed; only for "exit"), "pc": the stop pc, "message": stop->message}. */
+NPK_API npk_status npk_stats_json_stop(npk_machine *m, const npk_stop *stop, FILE *f);
 
 #ifdef __cplusplus
 }

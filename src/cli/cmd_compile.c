@@ -29,6 +29,7 @@ static void help(void)
            "                              else asm); the compiler rejects reads the format\n"
            "                              cannot encode (w88: addresses 0-3)\n"
            "      --map FILE              write the memory map to FILE instead of the summary\n"
+           "                              ('-': standard output, the summary to standard error)\n"
            "      --check                 run the stream on the simulator and compare every\n"
            "                              written UB word with the compiler's prediction\n"
            "  -h, --help                  this help\n"
@@ -184,13 +185,19 @@ int npk_cmd_compile(int argc, char **argv)
     if ((rc = npk_check_output(prog, src, output, given, "-o")) != 0 ||
         (map && (rc = npk_check_output(prog, src, map, 1, "--map")) != 0))
         goto out;
-    if (map && strcmp(map, output) == 0 && strcmp(output, "-") != 0) {
-        rc = npk_usage_error(prog, "--map %s is also the output file", map);
+    if (map && strcmp(map, output) == 0) {
+        rc = strcmp(map, "-") == 0
+                 ? npk_usage_error(prog, "--map - and the output both name standard output")
+                 : npk_usage_error(prog, "--map %s is also the output file", map);
         goto out;
     }
     rc = NPK_EXIT_INPUT;
+    /* standard output carries one thing alone: the stream (-o -) or the map (--map -); the
+     * summary then goes to standard error */
+    if (strcmp(output, "-") == 0 || (map && strcmp(map, "-") == 0))
+        info = stderr;
     if (strcmp(output, "-") == 0)
-        f = stdout, info = stderr;
+        f = stdout;
     else
         f = fopen(output, "w");
     if (!f) {
@@ -221,7 +228,9 @@ int npk_cmd_compile(int argc, char **argv)
                   "starts with a reset cycle (equivalent to power-on)%s\n", net.lr, c.inv,
             net.alpha, c.identity_bias ? "; last bias updated through the identity (rule 6)"
                                        : "");
-    if (map) {
+    if (map && strcmp(map, "-") == 0) {
+        tt_compiled_print_map(&net, &c, stdout); /* checked when main closes it */
+    } else if (map) {
         FILE *mf = fopen(map, "w");
         if (!mf) {
             fprintf(stderr, "%s: %s: cannot write: %s\n", prog, map, strerror(errno));

@@ -1,12 +1,17 @@
 /* `npukit run`: load a program (assembly, raw image or ELF), run it with a budget, and report
  * how it ended, with optional statistics, trace and timeline. */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/typed.h"
 #include "core/config.h"
 
 static void help(void)
@@ -25,18 +30,36 @@ static void help(void)
            "      --config KEY=VAL,...    target settings (see 'npukit info -t NAME')\n"
            "      --max-insns N           stop with status 124 after N instructions\n"
            "                              (0 or absent: no limit)\n"
-           "      --stats[=text|json]     print statistics to standard error after the run:\n"
-           "                              instructions, cycles, mix, unit busy time, counters\n"
+           "      --stats[=text|json]     statistics after the run: how it ended, instructions,\n"
+           "                              cycles, mix, unit busy time, counters (text to\n"
+           "                              standard error; json to standard output, alone)\n"
            "      --stats-output FILE     write the statistics to FILE instead\n"
            "      --trace[=FILE]          one line per retired instruction (cycle, pc, word,\n"
            "                              disassembly) to FILE (default standard error)\n"
            "      --timeline FILE         write a Chrome trace-event JSON timeline (one track\n"
            "                              per unit; open it in Perfetto or chrome://tracing)\n"
-           "      --load SPACE:ADDR:FILE  copy FILE into memory SPACE at ADDR before the run\n"
-           "      --dump SPACE:ADDR:LEN   print LEN bytes of SPACE at ADDR after the run\n"
-           "      --regs                  print the registers after the run\n"
-           "      --write SYMBOL:FILE     copy FILE over the program's symbol SYMBOL before\n"
-           "                              the run (input injection; repeatable)\n"
+           "      --load SPACE:ADDR[:TYPE]:FILE\n"
+           "                              copy FILE into memory SPACE at ADDR before the run:\n"
+           "                              its bytes, or with TYPE its numbers (text or .npy)\n"
+           "      --write SYMBOL[:TYPE]:FILE\n"
+           "                              the same over the program's symbol SYMBOL (input\n"
+           "                              injection)\n"
+           "      --dump SPACE:ADDR:COUNT[:TYPE]\n"
+           "      --dump SYMBOL[:TYPE[:COUNT]]\n"
+           "                              print COUNT elements (bytes in hex without TYPE; a\n"
+           "                              symbol: its size) of memory after the run\n"
+           "      --dump-file FILE        write the dumps to FILE (FILE.npy: one --dump as a\n"
+           "                              NumPy array) instead of standard output\n"
+           "      --regs                  print the registers after the run (rvnpu f registers\n"
+           "                              also as numbers)\n"
+           "\n"
+           "TYPE is i8, u8, i16, u16, i32, u32, f32, bf16, q8.8, e4m3 or e5m2 (little-endian).\n"
+           "A typed input file holds numbers (blanks, commas or newlines between them, '#'\n"
+           "comments) or is a .npy array; a .npy without TYPE loads as its own dtype.\n"
+           "--load, --write and --dump repeat (up to 16 each). FILE '-' is standard output\n"
+           "(standard input for --load/--write); when the JSON statistics or the timeline go\n"
+           "to standard output, the program's output, --regs and the dumps go to standard\n"
+           "error.\n"
            "\n"
            "target options (shorthands for settings; a target without the setting rejects\n"
            "them, see 'npukit info -t NAME'):\n"
@@ -59,12 +82,14 @@ static void help(void)
            "Messages from npukit itself start with 'npukit:'. On a terminal, runs longer\n"
            "than 2 s show their progress on standard error.\n"
            "\n"
-           "Every --load and --dump is checked before the run (syntax, memory name, range).\n"
+           "Every --load, --write and --dump is checked before the run (syntax, type, memory\n"
+           "name, symbol, range, the numbers of its file), and no two outputs may name the\n"
+           "same file.\n"
            "\n"
            "exit status:\n"
            "  the program's own exit status when it ends normally (0 for targets without\n"
            "  an exit call); 124 instruction or cycle budget exhausted; 125 the run could\n"
-           "  not start (bad option, bad --load/--dump, unreadable or invalid file, bad\n"
+           "  not start (bad option, bad --load/--write/--dump, unreadable or invalid file, bad\n"
            "  configuration, an output file that would replace PROGRAM) or npukit could not\n"
            "  write an output (trace, statistics, timeline, dumps, standard output: this\n"
            "  takes precedence over the program's status); 126 the program stopped on an\n"
@@ -74,7 +99,7 @@ static void help(void)
 enum {
     O_TARGET = 1, O_CONFIG, O_MAX, O_STATS, O_STATS_OUT, O_TRACE, O_TIMELINE, O_LOAD, O_DUMP,
     O_REGS, O_HELP, O_WRITE, O_ISA_REV, O_RAM_SIZE, O_FS_ROOT, O_UART_IN, O_NO_SYSCALLS,
-    O_LANES, O_UB_WORDS, O_LR, O_RESET_AT, O_FORMAT
+    O_LANES, O_UB_WORDS, O_LR, O_RESET_AT, O_FORMAT, O_DUMP_FILE
 };
 
 static const npk_opt_def defs[] = {
@@ -87,6 +112,7 @@ static const npk_opt_def defs[] = {
     {O_TIMELINE, 0, "timeline", OPT_VALUE},
     {O_LOAD, 0, "load", OPT_VALUE},
     {O_DUMP, 0, "dump", OPT_VALUE},
+    {O_DUMP_FILE, 0, "dump-file", OPT_VALUE},
     {O_REGS, 0, "regs", OPT_FLAG},
     {O_WRITE, 0, "write", OPT_VALUE},
     {O_ISA_REV, 0, "isa-rev", OPT_VALUE},
@@ -106,7 +132,7 @@ static const npk_opt_def defs[] = {
 #define MAX_LIST 16
 
 typedef struct run_opts {
-    const char *target, *config, *program, *trace, *timeline, *stats_out;
+    const char *target, *config, *program, *trace, *timeline, *stats_out, *dump_file;
     uint64_t max_insns;
     int stats;             /* 0 off, 1 text, 2 json */
     int trace_on, regs;
@@ -190,6 +216,7 @@ static int parse(int argc, char **argv, run_opts *o)
         case O_STATS_OUT: o->stats_out = v; if (!o->stats) o->stats = 1; break;
         case O_TRACE: o->trace_on = 1; o->trace = v; break;
         case O_TIMELINE: o->timeline = v; break;
+        case O_DUMP_FILE: o->dump_file = v; break;
         case O_LOAD:
         case O_DUMP:
         case O_WRITE: {
@@ -226,10 +253,11 @@ static int parse(int argc, char **argv, run_opts *o)
     return 0;
 }
 
-/* A parsed --dump. */
+/* A parsed --dump: a memory range (space set) or a symbol (sym set); count elements of type. */
 typedef struct dump_req {
-    char space[64];
-    uint64_t addr, len;
+    char space[64], sym[256];
+    uint64_t addr, count;
+    npk_vtype type;
 } dump_req;
 
 /* Is [addr, addr+len) inside the machine's memory `space`? Says why not, naming the option.
@@ -263,24 +291,146 @@ static int check_range(npk_machine *m, const char *opt, const char *arg, const c
     return 0;
 }
 
-/* Every --dump is checked before the run, so a typo cannot cost a long run's result. */
-static int parse_dumps(npk_machine *m, const run_opts *o, dump_req *d)
+/* Split `s` at its colons into at most `max` fields (copies in buf); returns the count, or
+ * -1 when there are more fields or one is too long. */
+static int fields(const char *s, char f[][256], int max)
 {
-    for (int i = 0; i < o->n_dump; i++) {
-        const char *rest;
-        if (split3(o->dump[i], d[i].space, sizeof d[i].space, &d[i].addr, &rest) != 0 ||
-            npk_parse_u64(rest, &d[i].len) != 0) {
-            fprintf(stderr, "npukit: --dump %s: expected SPACE:ADDR:LEN\n", o->dump[i]);
+    int k = 0;
+    for (;;) {
+        const char *c = strchr(s, ':');
+        size_t len = c ? (size_t)(c - s) : strlen(s);
+        if (k == max || len >= 256)
             return -1;
-        }
-        if (d[i].len == 0) {
-            fprintf(stderr, "npukit: --dump %s: LEN is 0, nothing to dump\n", o->dump[i]);
-            return -1;
-        }
-        if (check_range(m, "--dump", o->dump[i], d[i].space, d[i].addr, d[i].len, 0) != 0)
-            return -1;
+        memcpy(f[k], s, len);
+        f[k++][len] = '\0';
+        if (!c)
+            return k;
+        s = c + 1;
     }
-    return 0;
+}
+
+static int is_type(const char *s, npk_vtype *t)
+{
+    return npk_vtype_parse(s, strlen(s), t) == 0;
+}
+
+/* A --dump argument: SPACE:ADDR:COUNT[:TYPE], SYMBOL[:TYPE[:COUNT]]. Checked in full before
+ * the run (memory, range, symbol, its size), so a typo cannot cost a long run's result. */
+static int parse_dump(npk_machine *m, const char *arg, dump_req *d)
+{
+    char f[5][256];
+    int k = fields(arg, f, 5);
+    npk_vtype t = NPK_VT_BYTES;
+    memset(d, 0, sizeof *d);
+    if (k >= 1 && f[0][0] && (k == 1 || ((k == 2 || k == 3) && is_type(f[1], &t)))) {
+        /* SYMBOL[:TYPE[:COUNT]] */
+        snprintf(d->sym, sizeof d->sym, "%s", f[0]);
+        d->type = t;
+        size_t es = npk_vtype_size(t);
+        uint64_t size;
+        if (npk_symbol(m, d->sym, &d->addr) != NPK_OK ||
+            npk_symbol_size(m, d->sym, &size) != NPK_OK) {
+            fprintf(stderr, "npukit: --dump %s: %s\n", arg, npk_error(m));
+            return -1;
+        }
+        if (k == 3) {
+            if (npk_parse_u64(f[2], &d->count) != 0) {
+                fprintf(stderr, "npukit: --dump %s: COUNT '%s' is not a number\n", arg, f[2]);
+                return -1;
+            }
+            if (size && (d->count > size / es)) {
+                fprintf(stderr, "npukit: --dump %s: %llu x %s (%zu bytes each) do not fit "
+                        "symbol '%s' (%llu bytes)\n", arg, (unsigned long long)d->count,
+                        npk_vtype_name(t), es, d->sym, (unsigned long long)size);
+                return -1;
+            }
+        } else if (size == 0) {
+            fprintf(stderr, "npukit: --dump %s: symbol '%s' has no size (an assembly label); "
+                    "give a type and a count: --dump %s:%s:COUNT\n", arg, d->sym, d->sym,
+                    t == NPK_VT_BYTES ? "u8" : npk_vtype_name(t));
+            return -1;
+        } else if (size % es) {
+            fprintf(stderr, "npukit: --dump %s: symbol '%s' is %llu bytes, not a whole number "
+                    "of %s (%zu bytes)\n", arg, d->sym, (unsigned long long)size,
+                    npk_vtype_name(t), es);
+            return -1;
+        } else {
+            d->count = size / es;
+        }
+        if (d->count == 0) {
+            fprintf(stderr, "npukit: --dump %s: COUNT is 0, nothing to dump\n", arg);
+            return -1;
+        }
+        /* read it now: the range check is the target's (its program addresses) */
+        uint8_t *probe = d->count <= SIZE_MAX / es ? malloc((size_t)d->count * es) : NULL;
+        npk_status st = probe ? npk_read_symbol(m, d->sym, probe, (size_t)d->count * es)
+                              : NPK_ERR_RANGE;
+        free(probe);
+        if (st != NPK_OK) {
+            fprintf(stderr, "npukit: --dump %s: %s\n", arg,
+                    probe || npk_error(m)[0] ? npk_error(m) : "too large");
+            return -1;
+        }
+        return 0;
+    }
+    if (k != 3 && k != 4) {
+        fprintf(stderr, "npukit: --dump %s: expected SPACE:ADDR:COUNT[:TYPE] or "
+                "SYMBOL[:TYPE[:COUNT]]\n", arg);
+        return -1;
+    }
+    if (k == 4 && !is_type(f[3], &t)) {
+        fprintf(stderr, "npukit: --dump %s: unknown type '%s' (types: %s)\n", arg, f[3],
+                npk_vtype_list());
+        return -1;
+    }
+    d->type = t;
+    if (!f[0][0] || strlen(f[0]) >= sizeof d->space || npk_parse_u64(f[1], &d->addr) != 0) {
+        fprintf(stderr, "npukit: --dump %s: expected SPACE:ADDR:COUNT[:TYPE] (ADDR a number)\n",
+                arg);
+        return -1;
+    }
+    snprintf(d->space, sizeof d->space, "%s", f[0]);
+    if (npk_parse_u64(f[2], &d->count) != 0) {
+        fprintf(stderr, "npukit: --dump %s: COUNT '%s' is not a number\n", arg, f[2]);
+        return -1;
+    }
+    if (d->count == 0) {
+        fprintf(stderr, "npukit: --dump %s: COUNT is 0, nothing to dump\n", arg);
+        return -1;
+    }
+    size_t es = npk_vtype_size(t);
+    uint64_t bytes = d->count > UINT64_MAX / es ? UINT64_MAX : d->count * es;
+    return check_range(m, "--dump", arg, d->space, d->addr, bytes, 0);
+}
+
+/* The bytes an input FILE stands for, as `type` (typed.h); prints the error. */
+static int read_input(const char *opt, const char *arg, const char *file, npk_vtype type,
+                      uint8_t **out, size_t *n)
+{
+    uint8_t *raw;
+    size_t size;
+    if (npk_read_file(file, &raw, &size) != 0)
+        return -1;
+    char err[512];
+    npk_vtype got;
+    int rc = npk_typed_input(strcmp(file, "-") == 0 ? "<stdin>" : file, raw, size, type, out,
+                             n, &got, err, sizeof err);
+    free(raw);
+    if (rc != 0)
+        fprintf(stderr, "npukit: %s %s: %s\n", opt, arg, err);
+    return rc;
+}
+
+/* "TYPE:FILE" -> type and file; anything else is a FILE of bytes (a file whose name starts
+ * with a type and a colon is written ./NAME). */
+static const char *type_prefix(const char *rest, npk_vtype *t)
+{
+    const char *c = strchr(rest, ':');
+    *t = NPK_VT_BYTES;
+    if (c && c[1] && npk_vtype_parse(rest, (size_t)(c - rest), t) == 0)
+        return c + 1;
+    *t = NPK_VT_BYTES;
+    return rest;
 }
 
 static int do_loads(npk_machine *m, const run_opts *o)
@@ -288,16 +438,19 @@ static int do_loads(npk_machine *m, const run_opts *o)
     for (int i = 0; i < o->n_load; i++) {
         char space[64];
         uint64_t addr;
-        const char *file;
-        if (split3(o->load[i], space, sizeof space, &addr, &file) != 0) {
-            fprintf(stderr, "npukit: --load %s: expected SPACE:ADDR:FILE\n", o->load[i]);
+        const char *rest;
+        if (split3(o->load[i], space, sizeof space, &addr, &rest) != 0) {
+            fprintf(stderr, "npukit: --load %s: expected SPACE:ADDR:FILE or SPACE:ADDR:TYPE:FILE\n",
+                    o->load[i]);
             return -1;
         }
         if (check_range(m, "--load", o->load[i], space, addr, 0, 1) != 0)
             return -1;
+        npk_vtype t;
+        const char *file = type_prefix(rest, &t);
         uint8_t *data;
         size_t n;
-        if (npk_read_file(file, &data, &n) != 0)
+        if (read_input("--load", o->load[i], file, t, &data, &n) != 0)
             return -1;
         if (check_range(m, "--load", o->load[i], space, addr, n, 0) != 0) {
             free(data);
@@ -320,14 +473,17 @@ static int do_writes(npk_machine *m, const run_opts *o)
         char sym[256];
         if (!colon || colon == o->write[i] || !colon[1] ||
             (size_t)(colon - o->write[i]) >= sizeof sym) {
-            fprintf(stderr, "npukit: --write %s: expected SYMBOL:FILE\n", o->write[i]);
+            fprintf(stderr, "npukit: --write %s: expected SYMBOL:FILE or SYMBOL:TYPE:FILE\n",
+                    o->write[i]);
             return -1;
         }
         memcpy(sym, o->write[i], (size_t)(colon - o->write[i]));
         sym[colon - o->write[i]] = '\0';
+        npk_vtype t;
+        const char *file = type_prefix(colon + 1, &t);
         uint8_t *data;
         size_t n;
-        if (npk_read_file(colon + 1, &data, &n) != 0)
+        if (read_input("--write", o->write[i], file, t, &data, &n) != 0)
             return -1;
         npk_status st = npk_write_symbol(m, sym, data, n);
         free(data);
@@ -339,51 +495,131 @@ static int do_writes(npk_machine *m, const run_opts *o)
     return 0;
 }
 
-/* The dumps, already checked by parse_dumps (addr + len does not wrap). */
-static int do_dumps(npk_machine *m, const run_opts *o, const dump_req *d)
+static int ends_with(const char *s, const char *tail)
+{
+    size_t a = strlen(s), b = strlen(tail);
+    return a >= b && strcmp(s + a - b, tail) == 0;
+}
+
+/* The dumps, already checked by parse_dump: text lines "NAME:ADDRESS: values" (NAME the
+ * memory or the symbol; 16 bytes in hex or 8 typed values a line), or one .npy array. */
+static int do_dumps(npk_machine *m, const run_opts *o, const dump_req *d, FILE *out, int npy)
 {
     for (int i = 0; i < o->n_dump; i++) {
-        uint64_t end = d[i].addr + d[i].len;
-        for (uint64_t a = d[i].addr; a < end; a += 16) {
-            uint8_t b[16];
-            size_t n = (size_t)(end - a < 16 ? end - a : 16);
-            if (npk_mem_read(m, d[i].space, a, b, n) != NPK_OK) {
-                fprintf(stderr, "npukit: --dump %s: %s\n", o->dump[i], npk_error(m));
-                return -1;
-            }
-            printf("%s:%08llx:", d[i].space, (unsigned long long)a);
-            for (size_t k = 0; k < n; k++)
-                printf(" %02x", b[k]);
-            printf("\n");
+        size_t es = npk_vtype_size(d[i].type), total = (size_t)d[i].count * es;
+        uint8_t *b = malloc(total);
+        if (!b) {
+            fprintf(stderr, "npukit: --dump %s: out of memory\n", o->dump[i]);
+            return -1;
         }
+        npk_status st = d[i].sym[0] ? npk_read_symbol(m, d[i].sym, b, total)
+                                    : npk_mem_read(m, d[i].space, d[i].addr, b, total);
+        if (st != NPK_OK) {
+            fprintf(stderr, "npukit: --dump %s: %s\n", o->dump[i], npk_error(m));
+            free(b);
+            return -1;
+        }
+        if (npy) {
+            npk_npy_write_header(out, npk_npy_descr(d[i].type), (size_t)d[i].count);
+            for (size_t k = 0; k < total; k += es) {
+                uint8_t e[8];
+                fwrite(e, 1, npk_npy_element(d[i].type, b + k, e), out);
+            }
+            free(b);
+            continue;
+        }
+        const char *name = d[i].sym[0] ? d[i].sym : d[i].space;
+        size_t per_line = d[i].type == NPK_VT_BYTES ? 16 : 8;
+        for (size_t k = 0; k < (size_t)d[i].count; k++) {
+            if (k % per_line == 0)
+                fprintf(out, "%s:%08llx:", name, (unsigned long long)(d[i].addr + k * es));
+            if (d[i].type == NPK_VT_BYTES) {
+                fprintf(out, " %02x", b[k]);
+            } else {
+                char v[64];
+                npk_value_format(d[i].type, b + k * es, v, sizeof v);
+                fprintf(out, " %s", v);
+            }
+            if (k % per_line == per_line - 1 || k + 1 == (size_t)d[i].count)
+                fputc('\n', out);
+        }
+        free(b);
     }
     return 0;
 }
 
 /* Finish a stream the library wrote (statistics, trace): its status first, since the
- * library saw the failed write and its errno, then the close. Returns 1 on a failure. */
+ * library saw the failed write and its errno, then the close (standard output is checked
+ * when main closes it). Returns 1 on a failure. */
 static int finish_sink(npk_machine *m, npk_status st, FILE *f, const char *path)
 {
-    const char *name = f == stderr ? "standard error" : path;
+    const char *name = f == stderr ? "standard error" : f == stdout ? "standard output" : path;
     if (st != NPK_OK) {
         fprintf(stderr, "npukit: %s: %s\n", name, npk_error(m));
-        if (f != stderr)
+        if (f != stderr && f != stdout)
             fclose(f);
         return 1;
     }
-    return f != stderr && npk_close_output(f, name) != 0;
+    return f != stderr && f != stdout && npk_close_output(f, name) != 0;
 }
 
-static void print_regs(npk_machine *m)
+static void print_regs(npk_machine *m, FILE *out)
 {
     size_t n = npk_reg_count(m);
     for (size_t i = 0; i < n; i++) {
         const npk_reg_info *r = npk_reg(m, i);
         uint64_t v = 0;
         npk_reg_read(m, r->name, &v);
-        printf("%-6s 0x%0*llx%s", r->name, (int)((r->bits + 3) / 4), (unsigned long long)v,
-               (i % 4 == 3 || i + 1 == n) ? "\n" : "   ");
+        int last = i % 4 == 3 || i + 1 == n;
+        fprintf(out, "%-6s 0x%0*llx", r->name, (int)((r->bits + 3) / 4), (unsigned long long)v);
+        if (npk_reg_is_f32(m, i)) {
+            /* the binary32 value too, as --dump ...:f32 prints it */
+            uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
+                            (uint8_t)(v >> 24)};
+            char num[64];
+            npk_value_format(NPK_VT_F32, b, num, sizeof num);
+            if (last)
+                fprintf(out, " %s\n", num);
+            else
+                fprintf(out, " %-14s ", num);
+        } else {
+            fprintf(out, "%s", last ? "\n" : "   ");
+        }
     }
+}
+
+/* PATH as its directory's real path and its last name; -1 if the directory is not there. */
+static int canon(const char *path, char *out, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX], real[PATH_MAX];
+    size_t dl = slash ? (size_t)(slash - path) : 1;
+    if (dl >= sizeof dir)
+        return -1;
+    if (slash)
+        memcpy(dir, slash == path ? "/" : path, slash == path ? 1 : dl);
+    else
+        dir[0] = '.';
+    dir[slash == path ? 1 : dl] = '\0';
+    if (!realpath(dir, real))
+        return -1;
+    snprintf(out, n, "%s/%s", real, slash ? slash + 1 : path);
+    return 0;
+}
+
+/* Two outputs must not name one file (or both standard output). */
+static int same_output(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0)
+        return 1;
+    if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+        return 0;
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    /* files yet to be made: the same name in the same directory (x and ./x) */
+    char ca[PATH_MAX + 256], cb[PATH_MAX + 256];
+    return canon(a, ca, sizeof ca) == 0 && canon(b, cb, sizeof cb) == 0 && strcmp(ca, cb) == 0;
 }
 
 /* Run in chunks so that long runs can report progress; a chunk ending is not a stop. */
@@ -457,14 +693,44 @@ int npk_cmd_run(int argc, char **argv)
     }
 
     int rc = NPK_EXIT_NOSTART;
-    FILE *trace = NULL, *stats_f = NULL;
+    FILE *trace = NULL, *stats_f = NULL, *dump_f = NULL;
     dump_req dumps[MAX_LIST];
-    /* the files npukit writes must not replace the program it runs */
-    const char *outs[3][2] = {{"--trace", o.trace}, {"--stats-output", o.stats_out},
-                              {"--timeline", o.timeline}};
-    for (int i = 0; i < 3; i++)
+    /* where each output goes: "-" is standard output everywhere; the JSON statistics go there
+     * by default */
+    const char *stats_to = o.stats_out ? o.stats_out : o.stats == 2 ? "-" : NULL;
+    const char *outs[4][2] = {{"--trace", o.trace_on ? o.trace : NULL},
+                              {"--stats-output", stats_to},
+                              {"--timeline", o.timeline},
+                              {"--dump-file", o.dump_file}};
+    /* the files npukit writes must not replace the program it runs, nor each other */
+    for (int i = 0; i < 4; i++) {
         if (npk_check_output("npukit run", o.program, outs[i][1], 1, outs[i][0]) != 0)
             goto out;
+        for (int j = 0; j < i; j++)
+            if (outs[i][1] && outs[j][1] && same_output(outs[i][1], outs[j][1])) {
+                if (strcmp(outs[i][1], "-") == 0)
+                    npk_usage_error("npukit run", "%s and %s both write standard output%s",
+                                    outs[j][0], outs[i][0],
+                                    j == 1 && !o.stats_out ? " (--stats=json does by default)"
+                                                           : "");
+                else
+                    npk_usage_error("npukit run", "%s and %s both name %s", outs[j][0],
+                                    outs[i][0], outs[i][1]);
+                goto out;
+            }
+    }
+    /* the JSON statistics or the timeline on standard output are that output alone: the
+     * program's own output, --regs and the dumps move to standard error */
+    int stdout_owned = (stats_to && strcmp(stats_to, "-") == 0) ||
+                       (o.timeline && strcmp(o.timeline, "-") == 0);
+    int npy = o.dump_file && ends_with(o.dump_file, ".npy");
+    if (npy && o.n_dump != 1) {
+        npk_usage_error("npukit run", "--dump-file %s: a .npy file holds one array: give one "
+                        "--dump (there are %d)", o.dump_file, o.n_dump);
+        goto out;
+    }
+    if (stdout_owned)
+        npk_set_output(m, stderr, stderr);
     npk_status loaded = npk_load_bytes(m, data, size,
                                        strcmp(o.program, "-") == 0 ? "<stdin>" : o.program,
                                        stderr);
@@ -475,12 +741,16 @@ int npk_cmd_run(int argc, char **argv)
             fprintf(stderr, "npukit: %s\n", npk_error(m));
         goto out;
     }
-    if (parse_dumps(m, &o, dumps) != 0 || do_loads(m, &o) != 0 || do_writes(m, &o) != 0)
+    for (int i = 0; i < o.n_dump; i++)
+        if (parse_dump(m, o.dump[i], &dumps[i]) != 0)
+            goto out;
+    if (do_loads(m, &o) != 0 || do_writes(m, &o) != 0)
         goto out;
     if (o.trace_on) {
-        trace = o.trace ? fopen(o.trace, "w") : stderr;
+        trace = !o.trace ? stderr : strcmp(o.trace, "-") == 0 ? stdout : fopen(o.trace, "w");
         if (!trace) {
-            fprintf(stderr, "npukit: %s: cannot write the trace\n", o.trace);
+            fprintf(stderr, "npukit: %s: cannot write the trace: %s\n", o.trace,
+                    strerror(errno));
             goto out;
         }
         npk_trace_text(m, trace);
@@ -490,12 +760,24 @@ int npk_cmd_run(int argc, char **argv)
         goto out;
     }
     if (o.stats) {
-        stats_f = o.stats_out ? fopen(o.stats_out, "w") : stderr;
+        stats_f = !stats_to ? stderr : strcmp(stats_to, "-") == 0 ? stdout : fopen(stats_to, "w");
         if (!stats_f) {
-            fprintf(stderr, "npukit: %s: cannot write the statistics\n", o.stats_out);
+            fprintf(stderr, "npukit: %s: cannot write the statistics: %s\n", stats_to,
+                    strerror(errno));
             goto out;
         }
         npk_stats_enable(m, 1);
+    }
+    if (o.n_dump) {
+        /* text dumps share standard output with --regs unless it is owned */
+        dump_f = o.dump_file && strcmp(o.dump_file, "-") != 0
+                     ? fopen(o.dump_file, npy ? "wb" : "w")
+                     : stdout_owned ? stderr : stdout;
+        if (!dump_f) {
+            fprintf(stderr, "npukit: %s: cannot write the dumps: %s\n", o.dump_file,
+                    strerror(errno));
+            goto out;
+        }
     }
 
     npk_stop stop;
@@ -526,17 +808,24 @@ int npk_cmd_run(int argc, char **argv)
         break;
     }
     if (o.regs)
-        print_regs(m);
+        print_regs(m, stdout_owned ? stderr : stdout);
     /* from here on a failed output is status 125: the results are incomplete (standard
      * output, with the registers and dumps, is checked when main closes it) */
-    int werr = do_dumps(m, &o, dumps) != 0;
+    int werr = 0;
+    if (dump_f) {
+        werr = do_dumps(m, &o, dumps, dump_f, npy) != 0;
+        if (dump_f != stdout && dump_f != stderr && npk_close_output(dump_f, o.dump_file) != 0)
+            werr = 1;
+        dump_f = NULL;
+    }
     if (o.timeline && npk_timeline_close(m) != NPK_OK) {
         fprintf(stderr, "npukit: %s\n", npk_error(m));
         werr = 1;
     }
     if (stats_f) {
-        npk_status st = o.stats == 2 ? npk_stats_json(m, stats_f) : npk_stats_print(m, stats_f);
-        werr |= finish_sink(m, st, stats_f, o.stats_out);
+        npk_status st = o.stats == 2 ? npk_stats_json_stop(m, &stop, stats_f)
+                                     : npk_stats_print(m, stats_f);
+        werr |= finish_sink(m, st, stats_f, stats_to);
         stats_f = NULL;
     }
     if (trace) {
@@ -547,10 +836,12 @@ int npk_cmd_run(int argc, char **argv)
         rc = NPK_EXIT_NOSTART;
 out:
     free(data);
-    if (trace && trace != stderr)
+    if (trace && trace != stderr && trace != stdout)
         fclose(trace);
-    if (stats_f && stats_f != stderr)
+    if (stats_f && stats_f != stderr && stats_f != stdout)
         fclose(stats_f);
+    if (dump_f && dump_f != stderr && dump_f != stdout)
+        fclose(dump_f);
     npk_destroy(m);
     return rc;
 }

@@ -402,6 +402,32 @@ npk_status npk_write_symbol(npk_machine *m, const char *name, const void *data, 
     return m->target->poke(m, m->state, e->value, data, n);
 }
 
+npk_status npk_symbol_size(npk_machine *m, const char *name, uint64_t *size)
+{
+    const npk_symbol_entry *e;
+    npk_status st = symbol_find(m, name, &e);
+    if (st == NPK_OK)
+        *size = e->size;
+    return st;
+}
+
+npk_status npk_read_symbol(npk_machine *m, const char *name, void *data, size_t n)
+{
+    m->error[0] = '\0';
+    if (!m->target->peek)
+        return npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: reading symbols is not supported",
+                        m->target->name);
+    const npk_symbol_entry *e;
+    npk_status st = symbol_find(m, name, &e);
+    if (st != NPK_OK)
+        return st;
+    uint64_t end;
+    if (!npk_add_u64_ok(e->value, n, &end))
+        return npk_fail(m, NPK_ERR_RANGE, "%zu bytes at symbol '%s' (0x%llx) wrap past the end "
+                        "of the address space", n, name, (unsigned long long)e->value);
+    return m->target->peek(m, m->state, e->value, data, n);
+}
+
 /* ---- loading ----------------------------------------------------------------------------- */
 
 npk_status npk_load_raw(npk_machine *m, const void *bytes, size_t n, uint64_t addr)
@@ -675,6 +701,12 @@ size_t npk_reg_count(const npk_machine *m)
     return m->target->regs ? m->target->regs(m->state, &list) : 0;
 }
 
+int npk_reg_is_f32(const npk_machine *m, size_t i)
+{
+    return i >= m->target->f32_reg_first &&
+           i - m->target->f32_reg_first < m->target->f32_reg_count;
+}
+
 const npk_reg_info *npk_reg(const npk_machine *m, size_t i)
 {
     const npk_reg_info *list;
@@ -775,14 +807,18 @@ npk_status npk_timeline_open(npk_machine *m, const char *path)
 {
     if (m->obs.timeline)
         npk_timeline_close(m);
-    FILE *f = fopen(path, "w");
+    /* "-" is standard output, as everywhere in npukit */
+    int to_stdout = strcmp(path, "-") == 0;
+    FILE *f = to_stdout ? stdout : fopen(path, "w");
     if (!f)
         return npk_fail(m, NPK_ERR_IO, "%s: cannot write timeline: %s", path, strerror(errno));
     const npk_target *t = m->target;
-    m->obs.timeline = npk_timeline_create(f, path, t->tracks ? t->tracks : t->units,
+    m->obs.timeline = npk_timeline_create(f, to_stdout ? "standard output" : path,
+                                          t->tracks ? t->tracks : t->units,
                                           t->tracks ? t->n_tracks : t->n_units, t->name);
     if (!m->obs.timeline) {
-        fclose(f);
+        if (!to_stdout)
+            fclose(f);
         return npk_fail(m, NPK_ERR_NOMEM, "out of memory");
     }
     npk_obs_update_active(&m->obs);
@@ -850,21 +886,40 @@ static void json_key(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        fputc(*s, f);
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20) /* a stop message may hold a newline */
+            fprintf(f, "\\u%04x", c);
+        else if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else
+            fputc(c, f);
     }
     fputc('"', f);
 }
 
 npk_status npk_stats_json(npk_machine *m, FILE *f)
 {
+    return npk_stats_json_stop(m, NULL, f);
+}
+
+npk_status npk_stats_json_stop(npk_machine *m, const npk_stop *stop, FILE *f)
+{
+    static const char *const reasons[] = {"none", "exit", "budget", "fault"};
     npk_stats s;
     npk_stats_get(m, &s);
     fprintf(f, "{\"target\":");
     json_key(f, m->target->name);
     fprintf(f, ",\"config\":");
     json_key(f, m->config);
+    if (stop) {
+        unsigned r = (unsigned)stop->reason;
+        fprintf(f, ",\"stop\":{\"reason\":\"%s\"", r < 4 ? reasons[r] : "none");
+        if (stop->reason == NPK_STOP_EXIT)
+            fprintf(f, ",\"exit_code\":%lld", (long long)stop->exit_code);
+        fprintf(f, ",\"pc\":%llu,\"message\":", (unsigned long long)stop->pc);
+        json_key(f, stop->message);
+        fprintf(f, "}");
+    }
     fprintf(f, ",\"instructions\":%llu,\"cycles\":%llu,\"mnemonics\":{",
             (unsigned long long)s.insns, (unsigned long long)s.cycles);
     int first = 1;

@@ -287,7 +287,7 @@ int npk_timeline_finish(npk_timeline *t, char *path, size_t n)
         e = errno;
     }
     errno = 0;
-    if (fclose(t->f) != 0) {
+    if (t->f != stdout && fclose(t->f) != 0) { /* standard output is closed by its owner */
         bad = 1;
         e = e ? e : errno;
     }

@@ -56,6 +56,9 @@ typedef struct npk_target {
      * (npk_write_symbol). Must bounds-check and fail with a message. May be NULL. */
     npk_status (*poke)(npk_machine *m, void *state, uint64_t addr, const uint8_t *bytes,
                        size_t n);
+    /* Read bytes at a program (bus) address, the mirror of poke (npk_read_symbol). Must
+     * bounds-check and fail with a message. May be NULL. */
+    npk_status (*peek)(npk_machine *m, void *state, uint64_t addr, uint8_t *bytes, size_t n);
     /* Assemble source into a program image (malloc'ed, freed by the caller) and add its
      * symbols with npk_symbol_add. load_asm, when set, assembles and loads in one go (for
      * programs that carry more than a word image); otherwise the core assembles and calls
@@ -88,6 +91,9 @@ typedef struct npk_target {
     npk_status (*space_write)(npk_machine *m, void *state, size_t space, uint64_t addr,
                               const void *buf, size_t n);
     size_t (*regs)(void *state, const npk_reg_info **list);
+    /* Registers f32_reg_first .. + f32_reg_count - 1 of that list hold IEEE binary32 values
+     * (npk_reg_is_f32); 0 and 0 for none. */
+    size_t f32_reg_first, f32_reg_count;
     npk_status (*reg_read)(npk_machine *m, void *state, size_t reg, uint64_t *value);
     npk_status (*reg_write)(npk_machine *m, void *state, size_t reg, uint64_t value);
 

@@ -339,6 +339,20 @@ static npk_status rvnpu_poke(npk_machine *m, void *state, uint64_t addr, const u
     return NPK_OK;
 }
 
+static npk_status rvnpu_peek(npk_machine *m, void *state, uint64_t addr, uint8_t *bytes,
+                             size_t n)
+{
+    rvnpu_state *s = state;
+    uint64_t off = addr - RVNPU_RAM_BASE;
+    if (addr < RVNPU_RAM_BASE || !npk_range_ok(off, n, s->ram_size))
+        return npk_fail(m, NPK_ERR_RANGE,
+                        "rvnpu: %zu bytes at 0x%llx do not fit in RAM (0x%08x .. 0x%08llx)", n,
+                        (unsigned long long)addr, RVNPU_RAM_BASE,
+                        (unsigned long long)RVNPU_RAM_BASE + s->ram_size - 1);
+    memcpy(bytes, s->ram + off, n);
+    return NPK_OK;
+}
+
 static npk_status rvnpu_space_write(npk_machine *m, void *state, size_t space, uint64_t addr,
                                     const void *buf, size_t n)
 {
@@ -447,6 +461,7 @@ const npk_target npk_target_rvnpu = {
     .set_entry = rvnpu_set_entry,
     .elf_flags_warnings = rvnpu_elf_flags_warnings,
     .poke = rvnpu_poke,
+    .peek = rvnpu_peek,
     .assemble = rvnpu_assemble_hook,
     .run = rvnpu_run,
     .step = rvnpu_step,
@@ -454,6 +469,8 @@ const npk_target npk_target_rvnpu = {
     .spaces = rvnpu_spaces,
     .space_write = rvnpu_space_write,
     .regs = rvnpu_regs,
+    .f32_reg_first = REG_F,
+    .f32_reg_count = 32,
     .reg_read = rvnpu_reg_read,
     .reg_write = rvnpu_reg_write,
     .mnemonics = rvnpu_mnemonics,

@@ -525,7 +525,8 @@ const npk_target npk_target_tinytpu = {
         "  all_writes=1     trace every UB write, not only the ones that change a word\n"
         "  trace_reads=1    also trace channel reads: R <edge> <channel> <lane> <addr> <value>\n"
         "  trace_regs=1     also dump every register after each edge: S lines (B8)\n"
-        "  vcd=FILE         write a VCD of the main signals (lanes, PEs for lanes <= 4)\n"
+        "  vcd=FILE         write a VCD of the main signals (lanes, PEs for lanes <= 4;\n"
+        "                   vcd=- writes it to standard output)\n"
         "  gating=0         step every block every cycle (default 1: skip blocks at rest;\n"
         "                   results are identical, tests compare the two)\n",
     .insn_bytes = 0, /* programs are text: one control word per cycle */

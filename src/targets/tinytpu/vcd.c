@@ -66,7 +66,8 @@ static unsigned pe_id(const tt_state *s, unsigned idx, unsigned what)
 
 npk_status tt_vcd_open(npk_machine *m, tt_state *s)
 {
-    FILE *f = fopen(s->vcd_path, "w");
+    /* vcd=- is standard output, as "-" is everywhere in npukit */
+    FILE *f = strcmp(s->vcd_path, "-") == 0 ? stdout : fopen(s->vcd_path, "w");
     if (!f)
         return npk_fail(m, NPK_ERR_IO, "tinytpu: vcd=%s: cannot write", s->vcd_path);
     const unsigned N = s->N;
@@ -164,7 +165,10 @@ void tt_vcd_edge(tt_state *s, uint64_t k, const tt_cycle *c)
 void tt_vcd_close(tt_state *s)
 {
     if (s->vcd) {
-        fclose(s->vcd);
+        if (s->vcd == stdout)
+            fflush(stdout);
+        else
+            fclose(s->vcd);
         s->vcd = NULL;
     }
 }

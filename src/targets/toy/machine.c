@@ -106,6 +106,16 @@ static npk_status toy_poke(npk_machine *m, void *state, uint64_t addr, const uin
     return toy_space_write(m, s, 0, addr, bytes, n);
 }
 
+static npk_status toy_peek(npk_machine *m, void *state, uint64_t addr, uint8_t *bytes, size_t n)
+{
+    toy_state *s = state;
+    if (!npk_range_ok(addr, n, s->mem_size))
+        return npk_fail(m, NPK_ERR_RANGE, "toy: %zu bytes at 0x%llx do not fit the %u-byte memory",
+                        n, (unsigned long long)addr, s->mem_size);
+    memcpy(bytes, s->mem + addr, n);
+    return NPK_OK;
+}
+
 static npk_status toy_disasm_hook(npk_machine *m, void *state, const uint8_t *b, uint64_t pc,
                                   char *out, size_t n)
 {
@@ -179,6 +189,7 @@ const npk_target npk_target_toy = {
     .spaces = toy_spaces,
     .space_write = toy_space_write,
     .poke = toy_poke,
+    .peek = toy_peek,
     .regs = toy_regs,
     .reg_read = toy_reg_read,
     .reg_write = toy_reg_write,
