@@ -136,12 +136,9 @@ static int float_store(npk_vtype t, npk_fmt from, uint64_t x, uint8_t *out, cons
     npk_fenv_init(&e, NPK_RM_RNE);
     uint64_t r = npk_fmt_convert(fmt, from, x, 0, &e);
     if (e.flags & NPK_FLAG_OF) {
-        char max[48];
-        uint8_t mb[4];
-        put_le(mb, types[t].size, npk_fmt_max(fmt));
-        npk_value_format(t, mb, max, sizeof max);
-        snprintf(err, n, "%s is out of range for %s (largest finite %s)", shown, types[t].name,
-                 max);
+        /* not npk_value_format: its search parses candidates, which may overflow here */
+        snprintf(err, n, "%s is out of range for %s (largest finite %.8g)", shown,
+                 types[t].name, bitsd(npk_fmt_to_f64bits(fmt, npk_fmt_max(fmt))));
         return -1;
     }
     put_le(out, types[t].size, r);
