@@ -45,7 +45,7 @@ static void help(void)
            "                              the same over the program's symbol SYMBOL (input\n"
            "                              injection)\n"
            "      --dump SPACE:ADDR:COUNT[:TYPE]\n"
-           "      --dump SYMBOL[:TYPE[:COUNT]]\n"
+           "      --dump SYMBOL[:TYPE][:COUNT]\n"
            "                              print COUNT elements (bytes in hex without TYPE; a\n"
            "                              symbol: its size) of memory after the run\n"
            "      --dump-file FILE        write the dumps to FILE (FILE.npy: one --dump as a\n"
@@ -314,7 +314,7 @@ static int is_type(const char *s, npk_vtype *t)
     return npk_vtype_parse(s, strlen(s), t) == 0;
 }
 
-/* A --dump argument: SPACE:ADDR:COUNT[:TYPE], SYMBOL[:TYPE[:COUNT]]. Checked in full before
+/* A --dump argument: SPACE:ADDR:COUNT[:TYPE], SYMBOL[:TYPE][:COUNT]. Checked in full before
  * the run (memory, range, symbol, its size), so a typo cannot cost a long run's result. */
 static int parse_dump(npk_machine *m, const char *arg, dump_req *d)
 {
@@ -322,8 +322,11 @@ static int parse_dump(npk_machine *m, const char *arg, dump_req *d)
     int k = fields(arg, f, 5);
     npk_vtype t = NPK_VT_BYTES;
     memset(d, 0, sizeof *d);
-    if (k >= 1 && f[0][0] && (k == 1 || ((k == 2 || k == 3) && is_type(f[1], &t)))) {
-        /* SYMBOL[:TYPE[:COUNT]] */
+    uint64_t num;
+    int sym_count = k == 2 && npk_parse_u64(f[1], &num) == 0; /* SYMBOL:COUNT */
+    if (k >= 1 && f[0][0] &&
+        (k == 1 || sym_count || ((k == 2 || k == 3) && is_type(f[1], &t)))) {
+        /* SYMBOL[:TYPE][:COUNT] */
         snprintf(d->sym, sizeof d->sym, "%s", f[0]);
         d->type = t;
         size_t es = npk_vtype_size(t);
@@ -333,9 +336,10 @@ static int parse_dump(npk_machine *m, const char *arg, dump_req *d)
             fprintf(stderr, "npukit: --dump %s: %s\n", arg, npk_error(m));
             return -1;
         }
-        if (k == 3) {
-            if (npk_parse_u64(f[2], &d->count) != 0) {
-                fprintf(stderr, "npukit: --dump %s: COUNT '%s' is not a number\n", arg, f[2]);
+        if (k == 3 || sym_count) {
+            const char *c = f[k - 1];
+            if (npk_parse_u64(c, &d->count) != 0) {
+                fprintf(stderr, "npukit: --dump %s: COUNT '%s' is not a number\n", arg, c);
                 return -1;
             }
             if (size && (d->count > size / es)) {
@@ -375,7 +379,7 @@ static int parse_dump(npk_machine *m, const char *arg, dump_req *d)
     }
     if (k != 3 && k != 4) {
         fprintf(stderr, "npukit: --dump %s: expected SPACE:ADDR:COUNT[:TYPE] or "
-                "SYMBOL[:TYPE[:COUNT]]\n", arg);
+                "SYMBOL[:TYPE][:COUNT]\n", arg);
         return -1;
     }
     if (k == 4 && !is_type(f[3], &t)) {
@@ -711,8 +715,9 @@ int npk_cmd_run(int argc, char **argv)
                 if (strcmp(outs[i][1], "-") == 0)
                     npk_usage_error("npukit run", "%s and %s both write standard output%s",
                                     outs[j][0], outs[i][0],
-                                    j == 1 && !o.stats_out ? " (--stats=json does by default)"
-                                                           : "");
+                                    (i == 1 || j == 1) && !o.stats_out
+                                        ? " (--stats=json does by default)"
+                                        : "");
                 else
                     npk_usage_error("npukit run", "%s and %s both name %s", outs[j][0],
                                     outs[i][0], outs[i][1]);

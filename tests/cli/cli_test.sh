@@ -203,9 +203,10 @@ for d in mem:0xfffffffffffffff0:0x20 mem:0x10000:1 mem:0xfffc:8 mem:0:0x10001; d
   grep -q "outside mem" "$T/out" && ! grep -q QQQ "$T/out" && ok || bad "--dump $d: ran the program or gave no reason"
 done
 expect 125 "npukit: --dump nosuch:0:4: toy has no memory 'nosuch' (it has: mem)" -- "$NPK" run -t toy --dump nosuch:0:4 "$T/qqq.s"
-expect 125 "npukit: --dump mem:0:zz: expected SPACE:ADDR:LEN" -- "$NPK" run -t toy --dump mem:0:zz "$T/qqq.s"
-expect 125 "npukit: --dump mem:0:0: LEN is 0" -- "$NPK" run -t toy --dump mem:0:0 "$T/qqq.s"
-expect 125 "npukit: --dump mem4: expected SPACE:ADDR:LEN" -- "$NPK" run -t toy --dump mem4 "$T/qqq.s"
+expect 125 "npukit: --dump mem:0:zz: COUNT 'zz' is not a number" -- "$NPK" run -t toy --dump mem:0:zz "$T/qqq.s"
+expect 125 "npukit: --dump mem:0:0: COUNT is 0" -- "$NPK" run -t toy --dump mem:0:0 "$T/qqq.s"
+expect 125 "npukit: --dump mem4: no symbol 'mem4' in the loaded program" -- "$NPK" run -t toy --dump mem4 "$T/qqq.s"
+expect 125 "npukit: --dump mem:0:4:f32:x: expected SPACE:ADDR:COUNT[:TYPE] or SYMBOL[:TYPE][:COUNT]" -- "$NPK" run -t toy --dump mem:0:4:f32:x "$T/qqq.s"
 grep -q QQQ "$T/out" && bad "a bad --dump let the program run" || ok
 expect 0 "mem:0000fffc: 00 00 00 00" -- "$NPK" run -t toy:mem=64K --dump mem:0xfffc:4 "$T/qqq.s"
 expect 125 "npukit: --load nosuch:0:$T/seven.bin: toy has no memory 'nosuch'" -- "$NPK" run -t toy --load nosuch:0:"$T/seven.bin" "$T/qqq.s"
@@ -261,6 +262,99 @@ expect 1 "zeros.bin:1:1: error: NUL byte in source" -- timeout 20 "$NPK" asm -t 
 [ $((SECONDS - start)) -le 5 ] && [ "$(wc -c <"$T/out")" -lt 1000 ] && ok || bad "NUL in 64 MiB of zeros: $((SECONDS - start)) s, $(wc -c <"$T/out") bytes of message"
 rm -f "$T/zeros.bin"
 
+# --- run input/output (issue 14): '-' is standard output, JSON statistics alone on standard
+# output with how the run ended, outputs checked against each other, typed --load/--write/--dump
+mkdir -p "$T/dash"
+# '-' is standard output for every output option, never a file named '-'
+expect 42 "00000004:  08100000  exit r1" -- bash -c 'cd "$1" && "$0" run -t toy --trace=- exit42.s 2>/dev/null' "$NPK" "$T"
+[ ! -e "$T/-" ] && ok || bad "--trace=- wrote a file named '-'"
+(cd "$T" && "$NPK" run -t toy:mem=256K --timeline - demo.s >"$T/tl_stdout.json" 2>/dev/null)
+"$JSON" "$T/tl_stdout.json" && ok || bad "--timeline - did not write one JSON document to standard output"
+[ ! -e "$T/-" ] && ok || bad "--timeline - wrote a file named '-'"
+expect 42 "instructions  2" -- bash -c 'cd "$1" && "$0" run -t toy --stats-output - exit42.s 2>/dev/null' "$NPK" "$T"
+[ ! -e "$T/-" ] && ok || bad "--stats-output - wrote a file named '-'"
+expect 0 "# memory map" -- bash -c 'cd "$1" && "$0" compile -t tinytpu "$2" -o x.hex --map - 2>/dev/null' "$NPK" "$T" "$SRC/examples/tinytpu/xor/xor.net"
+[ ! -e "$T/-" ] && ok || bad "compile --map - wrote a file named '-'"
+expect 2 "--map - and the output both name standard output" -- "$NPK" compile -t tinytpu "$SRC/examples/tinytpu/xor/xor.net" -o - --map -
+expect 0 '$timescale 1ns $end' -- bash -c 'cd "$1" && "$0" run -t tinytpu:vcd=- "$2" 2>/dev/null' "$NPK" "$T" "$SRC/tests/bad/inputs/tinytpu_ok.tt"
+[ ! -e "$T/-" ] && ok || bad "vcd=- wrote a file named '-'"
+
+# --stats=json: one JSON document alone on standard output (the program's output goes to
+# standard error), with how the run ended and the full exit value
+printf 'li r1, 81\nputc r1\nli r1, 300\nexit r1\n' >"$T/q300.s"
+"$NPK" run -t toy --stats=json "$T/q300.s" >"$T/st.out" 2>"$T/st.err"; s=$?
+[ "$s" = 44 ] && ok || bad "exit 300 gave status $s, want 44 (300 & 0xff)"
+"$JSON" "$T/st.out" && ok || bad "--stats=json: standard output is not one JSON document"
+grep -qF '"stop":{"reason":"exit","exit_code":300,' "$T/st.out" && ok || bad "--stats=json lacks the stop reason or the full exit value 300: $(cat "$T/st.out")"
+grep -qF '"instructions":4' "$T/st.out" && ok || bad "--stats=json lacks the instruction count"
+grep -q Q "$T/st.out" && bad "guest output on standard output with --stats=json" || ok
+grep -q Q "$T/st.err" && ok || bad "guest output lost with --stats=json"
+printf 'li a0, -1\nli a7, 93\necall\n' >"$T/rvexit.s"
+"$NPK" run -t rvnpu --stats=json "$T/rvexit.s" >"$T/st.out" 2>/dev/null; s=$?
+[ "$s" = 255 ] && grep -qF '"reason":"exit","exit_code":-1,' "$T/st.out" && ok || bad "rvnpu exit(-1): status $s, $(cat "$T/st.out")"
+"$NPK" run -t toy --max-insns 100 --stats=json "$T/loop.s" >"$T/st.out" 2>/dev/null; s=$?
+[ "$s" = 124 ] && grep -qF '"stop":{"reason":"budget"' "$T/st.out" && "$JSON" "$T/st.out" && ok || bad "budget stop: status $s, $(cat "$T/st.out")"
+"$NPK" run -t toy --stats=json --stats-output "$T/st.json" "$T/illegal.s" >/dev/null 2>&1; s=$?
+[ "$s" = 126 ] && grep -qF '"stop":{"reason":"fault","pc":4,"message":"illegal instruction' "$T/st.json" && ok || bad "fault stop: status $s, $(cat "$T/st.json")"
+
+# outputs are checked before the run: one file twice, or standard output twice, is refused
+expect 125 "--trace and --stats-output both name ./twice.txt" -- bash -c 'cd "$1" && "$0" run -t toy --trace=twice.txt --stats-output ./twice.txt qqq.s' "$NPK" "$T"
+grep -q QQQ "$T/out" && bad "a clash of outputs let the program run" || ok
+[ ! -e "$T/twice.txt" ] && ok || bad "a refused run created its output"
+expect 125 "--trace and --stats-output both write standard output (--stats=json does by default)" -- "$NPK" run -t toy --trace=- --stats=json "$T/qqq.s"
+expect 125 "--stats-output and --timeline both write standard output" -- "$NPK" run -t toy --stats-output - --timeline - "$T/qqq.s"
+expect 125 "--dump-file $T/two.npy: a .npy file holds one array: give one --dump (there are 2)" -- "$NPK" run -t toy --dump mem:0:4 --dump mem:4:4 --dump-file "$T/two.npy" "$T/qqq.s"
+
+# typed input and output. 1.5 = f32 0x3fc00000 (bytes 00 00 c0 3f), -2 = 0xc0000000,
+# 0.1 = 0x3dcccccd; the program exits with the low byte of the first word (0)
+printf 'ld r1, data(r0)\nexit r1\ndata: .word 0, 0, 0, 0\n' >"$T/data4.s"
+printf 'halt\n' >"$T/exit0.s"
+printf '1.5, -2\n# a comment\n300 0.1\n' >"$T/f.txt"
+expect 0 "data:00000008: 1.5 -2 300 0.1" -- "$NPK" run -t toy --write data:f32:"$T/f.txt" --dump data:f32:4 "$T/data4.s"
+expect 0 "data:00000008: 00 00 c0 3f 00 00 00 c0" -- "$NPK" run -t toy --write data:f32:"$T/f.txt" --dump data:u8:8 --dump data:8 "$T/data4.s"
+grep -qF "data:00000008: 0 0 192 63 0 0 0 192" "$T/out" && ok || bad "--dump data:u8:8: $(cat "$T/out")"
+# bf16 halves of 0x3fc00000: 0x0000 (0) and 0x3fc0 (1.5)
+expect 0 "data:00000008: 0 1.5" -- "$NPK" run -t toy --write data:f32:"$T/f.txt" --dump data:bf16:2 "$T/data4.s"
+# q8.8: 1.5 x 256 = 384 = 0x0180, -0.25 x 256 = -64 = 0xffc0
+printf '1.5 -0.25\n' >"$T/q.txt"
+expect 0 "mem:00000100: 80 01 c0 ff" -- "$NPK" run -t toy --load mem:0x100:q8.8:"$T/q.txt" --dump mem:0x100:4 "$T/exit0.s"
+grep -qF "mem:00000100: 1.5 -0.25" <("$NPK" run -t toy --load mem:0x100:q8.8:"$T/q.txt" --dump mem:0x100:2:q8.8 "$T/exit0.s") && ok || bad "q8.8 dump"
+# e4m3: 448 = 0 1111 110 = 0x7e, -2^-9 (smallest subnormal) = 0x81, printed as the shortest
+# decimal that reads back: -0.002 (0.002 / 2^-9 = 1.02 rounds to 1)
+printf '448 -0.001953125\n' >"$T/e.txt"
+expect 0 "mem:00000100: 7e 81" -- "$NPK" run -t toy --load mem:0x100:e4m3:"$T/e.txt" --dump mem:0x100:2 "$T/exit0.s"
+expect 0 "mem:00000100: 448 -0.002" -- "$NPK" run -t toy --load mem:0x100:e4m3:"$T/e.txt" --dump mem:0x100:2:e4m3 "$T/exit0.s"
+# bad numbers and types stop the run before it starts
+expect 125 "npukit: --write data:i8:$T/f.txt: $T/f.txt:1: '1.5' is not an integer (type i8)" -- "$NPK" run -t toy --write data:i8:"$T/f.txt" "$T/qqq.s"
+grep -q QQQ "$T/out" && bad "a bad typed --write let the program run" || ok
+printf '1\n2\n256\n' >"$T/big.txt"
+expect 125 "$T/big.txt:3: 256 is out of range for u8 (0 .. 255)" -- "$NPK" run -t toy --load mem:0x100:u8:"$T/big.txt" "$T/qqq.s"
+expect 125 "npukit: --dump mem:0:4:f64: unknown type 'f64' (types: i8, u8," -- "$NPK" run -t toy --dump mem:0:4:f64 "$T/qqq.s"
+expect 125 "symbol 'data' has no size (an assembly label); give a type and a count: --dump data:u8:COUNT" -- "$NPK" run -t toy --dump data "$T/data4.s"
+expect 125 "npukit: --dump nosuch:f32: no symbol 'nosuch' in the loaded program" -- "$NPK" run -t toy --dump mem:0:4:f32 --dump nosuch:f32 "$T/data4.s"
+expect 125 "0xfff8 + 16 bytes is outside mem" -- "$NPK" run -t toy --dump mem:0xfff8:4:f32 "$T/data4.s"
+# .npy: '<i2' [1, -2, 300] (10 bytes of magic, version and length 118, the 57-byte dict,
+# 60 blanks and a newline: 128 bytes), then 01 00 fe ff 2c 01
+{ printf '\223NUMPY\001\000\166\000'; printf "{'descr': '<i2', 'fortran_order': False, 'shape': (3,), }"
+  printf '%60s\n' ''; printf '\001\000\376\377\054\001'; } >"$T/a.npy"
+expect 0 "mem:00000100: 01 00 fe ff 2c 01" -- "$NPK" run -t toy --load mem:0x100:"$T/a.npy" --dump mem:0x100:6 "$T/exit0.s"
+expect 0 "mem:00000100: 1 -2 300" -- "$NPK" run -t toy --load mem:0x100:"$T/a.npy" --dump mem:0x100:3:i16 "$T/exit0.s"
+# as i32: each element widened (300 = 0x12c)
+expect 0 "mem:00000100: 01 00 00 00 fe ff ff ff 2c 01 00 00" -- "$NPK" run -t toy --load mem:0x100:i32:"$T/a.npy" --dump mem:0x100:12 "$T/exit0.s"
+expect 125 "element 2: 300 is out of range for i8" -- "$NPK" run -t toy --load mem:0x100:i8:"$T/a.npy" "$T/qqq.s"
+# a dump to a .npy is the same file back
+expect 0 "" -- "$NPK" run -t toy --load mem:0x100:"$T/a.npy" --dump mem:0x100:3:i16 --dump-file "$T/back.npy" "$T/exit0.s"
+cmp -s "$T/a.npy" "$T/back.npy" && ok || bad "--dump-file back.npy differs from the .npy loaded"
+# a text dump file
+expect 0 "" -- "$NPK" run -t toy --load mem:0x100:"$T/a.npy" --dump mem:0x100:3:i16 --dump-file "$T/dump.txt" "$T/exit0.s"
+[ "$(cat "$T/dump.txt")" = "mem:00000100: 1 -2 300" ] && ok || bad "--dump-file dump.txt: $(cat "$T/dump.txt")"
+# big-endian .npy: refused with the way out
+sed 's/<i2/>i2/' "$T/a.npy" >"$T/be.npy"
+expect 125 "dtype '>i2' is big-endian; save it little-endian (arr.astype('<i2'))" -- "$NPK" run -t toy --load mem:0x100:"$T/be.npy" "$T/qqq.s"
+# --regs: rvnpu f registers as numbers too (0x3fc00000 = 1.5)
+printf 'li a0, 0x3fc00000\nfmv.w.x fa0, a0\nli a0, 0\nli a7, 93\necall\n' >"$T/freg.s"
+expect 0 "fa0    0x3fc00000 1.5" -- "$NPK" run -t rvnpu --regs "$T/freg.s"
+
 # --- rvnpu firmware (when the firmware toolchain built it) ---
 FW=$(dirname "$NPK")/firmware
 if [ -f "$FW/hello.elf" ]; then
@@ -275,6 +369,18 @@ if [ -f "$FW/hello.elf" ]; then
   expect 125 "truncated" -- "$NPK" run -t rvnpu "$T/trunc2.elf"
   expect 125 "ELF class 2 is not ELF32 (target rvnpu)" -- "$NPK" run -t rvnpu /bin/true
   expect 1 "ELF files are not supported" -- "$NPK" disasm -t toy "$FW/hello.elf"
+fi
+# --dump SYMBOL of an ELF: the symbol's size gives the count; the dumped counter is the one
+# the program prints
+if [ -f "$FW/fpu_test.elf" ]; then
+  "$NPK" run --dump checks:u32 --dump failures:u32 --dump failures "$FW/fpu_test.elf" >"$T/fw.out" 2>&1
+  n=$(sed -n 's/.*fpu_test: \([0-9]*\) checks.*/\1/p' "$T/fw.out")
+  [ -n "$n" ] && grep -qE "^checks:[0-9a-f]{8}: $n\$" "$T/fw.out" && grep -qE "^failures:[0-9a-f]{8}: 0\$" "$T/fw.out" &&
+    grep -qE "^failures:[0-9a-f]{8}: 00 00 00 00\$" "$T/fw.out" && ok || bad "--dump SYMBOL of fpu_test.elf: $(cat "$T/fw.out")"
+  expect 125 "npukit: --dump checks:u32:2: 2 x u32 (4 bytes each) do not fit symbol 'checks' (4 bytes)" -- "$NPK" run --dump checks:u32:2 "$FW/fpu_test.elf"
+fi
+if [ -f "$FW/mlp.elf" ]; then
+  expect 125 "symbol 'main.msg' is 58 bytes, not a whole number of f32 (4 bytes)" -- "$NPK" run --dump main.msg:f32 "$FW/mlp.elf"
 fi
 
 # --- demo ---
