@@ -626,6 +626,21 @@ static int same_output(const char *a, const char *b)
     return canon(a, ca, sizeof ca) == 0 && canon(b, cb, sizeof cb) == 0 && strcmp(ca, cb) == 0;
 }
 
+/* How the run ended, as the last line of the text statistics (rvnpu spec §11.8: the reason
+ * and the full exit value). */
+static void print_stop(FILE *f, const npk_stop *s)
+{
+    switch (s->reason) {
+    case NPK_STOP_EXIT:
+        fprintf(f, "  stop          exit, exit value %lld (status %d)\n", (long long)s->exit_code,
+                (int)(s->exit_code & 0xff));
+        break;
+    case NPK_STOP_BUDGET: fprintf(f, "  stop          budget: %s\n", s->message); break;
+    case NPK_STOP_FAULT: fprintf(f, "  stop          fault: %s\n", s->message); break;
+    case NPK_STOP_NONE: fprintf(f, "  stop          none\n"); break;
+    }
+}
+
 /* Run in chunks so that long runs can report progress; a chunk ending is not a stop. */
 static npk_status run_with_progress(npk_machine *m, uint64_t budget, npk_stop *stop,
                                     uint64_t *retired)
@@ -830,6 +845,8 @@ int npk_cmd_run(int argc, char **argv)
     if (stats_f) {
         npk_status st = o.stats == 2 ? npk_stats_json_stop(m, &stop, stats_f)
                                      : npk_stats_print(m, stats_f);
+        if (o.stats == 1 && st == NPK_OK)
+            print_stop(stats_f, &stop);
         werr |= finish_sink(m, st, stats_f, stats_to);
         stats_f = NULL;
     }

@@ -289,6 +289,8 @@ grep -qF '"stop":{"reason":"exit","exit_code":300,' "$T/st.out" && ok || bad "--
 grep -qF '"instructions":4' "$T/st.out" && ok || bad "--stats=json lacks the instruction count"
 grep -q Q "$T/st.out" && bad "guest output on standard output with --stats=json" || ok
 grep -q Q "$T/st.err" && ok || bad "guest output lost with --stats=json"
+expect 44 "  stop          exit, exit value 300 (status 44)" -- "$NPK" run -t toy --stats "$T/q300.s"
+expect 124 "  stop          budget: " -- "$NPK" run -t toy --max-insns 10 --stats "$T/loop.s"
 printf 'li a0, -1\nli a7, 93\necall\n' >"$T/rvexit.s"
 "$NPK" run -t rvnpu --stats=json "$T/rvexit.s" >"$T/st.out" 2>/dev/null; s=$?
 [ "$s" = 255 ] && grep -qF '"reason":"exit","exit_code":-1,' "$T/st.out" && ok || bad "rvnpu exit(-1): status $s, $(cat "$T/st.out")"
