@@ -30,17 +30,19 @@ static void help(void)
            "      --config KEY=VAL,...    target settings (see 'npukit info -t NAME')\n"
            "      --max-insns N           stop with status 124 after N instructions\n"
            "                              (0 or absent: no limit)\n"
-           "      --stats[=text|json]     statistics after the run: how it ended, instructions,\n"
-           "                              cycles, mix, unit busy time, counters (text to\n"
-           "                              standard error; json to standard output, alone)\n"
+           "      --stats[=text|json]     statistics after the run: how it ended,\n"
+           "                              instructions, cycles, mix, unit busy time,\n"
+           "                              counters (text to standard error; json to\n"
+           "                              standard output, alone)\n"
            "      --stats-output FILE     write the statistics to FILE instead\n"
            "      --trace[=FILE]          one line per retired instruction (cycle, pc, word,\n"
            "                              disassembly) to FILE (default standard error)\n"
            "      --timeline FILE         write a Chrome trace-event JSON timeline (one track\n"
            "                              per unit; open it in Perfetto or chrome://tracing)\n"
            "      --load SPACE:ADDR[:TYPE]:FILE\n"
-           "                              copy FILE into memory SPACE at ADDR before the run:\n"
-           "                              its bytes, or with TYPE its numbers (text or .npy)\n"
+           "                              copy FILE into memory SPACE at ADDR before the\n"
+           "                              run: its bytes, or with TYPE its numbers (text\n"
+           "                              or .npy)\n"
            "      --write SYMBOL[:TYPE]:FILE\n"
            "                              the same over the program's symbol SYMBOL (input\n"
            "                              injection)\n"
@@ -50,16 +52,16 @@ static void help(void)
            "                              symbol: its size) of memory after the run\n"
            "      --dump-file FILE        write the dumps to FILE (FILE.npy: one --dump as a\n"
            "                              NumPy array) instead of standard output\n"
-           "      --regs                  print the registers after the run (rvnpu f registers\n"
-           "                              also as numbers)\n"
+           "      --regs                  print the registers after the run (rvnpu f\n"
+           "                              registers also as numbers)\n"
            "\n"
-           "TYPE is i8, u8, i16, u16, i32, u32, f32, bf16, q8.8, e4m3 or e5m2 (little-endian).\n"
+           "TYPE: i8, u8, i16, u16, i32, u32, f32, bf16, q8.8, e4m3 or e5m2, little-endian.\n"
            "A typed input file holds numbers (blanks, commas or newlines between them, '#'\n"
            "comments) or is a .npy array; a .npy without TYPE loads as its own dtype.\n"
            "--load, --write and --dump repeat (up to 16 each). FILE '-' is standard output\n"
-           "(standard input for --load/--write); when the JSON statistics or the timeline go\n"
-           "to standard output, the program's output, --regs and the dumps go to standard\n"
-           "error.\n"
+           "(standard input for --load/--write); when the statistics or the timeline go to\n"
+           "standard output, they are alone there: the program's output, --regs and the\n"
+           "dumps go to standard error.\n"
            "\n"
            "target options (shorthands for settings; a target without the setting rejects\n"
            "them, see 'npukit info -t NAME'):\n"
@@ -89,11 +91,11 @@ static void help(void)
            "exit status:\n"
            "  the program's own exit status when it ends normally (0 for targets without\n"
            "  an exit call); 124 instruction or cycle budget exhausted; 125 the run could\n"
-           "  not start (bad option, bad --load/--write/--dump, unreadable or invalid file, bad\n"
-           "  configuration, an output file that would replace PROGRAM) or npukit could not\n"
-           "  write an output (trace, statistics, timeline, dumps, standard output: this\n"
-           "  takes precedence over the program's status); 126 the program stopped on an\n"
-           "  unhandled fault\n");
+           "  not start (bad option, bad --load/--write/--dump, unreadable or invalid\n"
+           "  file, bad configuration, an output file that would replace PROGRAM or another\n"
+           "  output) or npukit could not write an output (trace, statistics, timeline,\n"
+           "  dumps, standard output: this takes precedence over the program's status);\n"
+           "  126 the program stopped on an unhandled fault\n");
 }
 
 enum {
@@ -365,14 +367,19 @@ static int parse_dump(npk_machine *m, const char *arg, dump_req *d)
             fprintf(stderr, "npukit: --dump %s: COUNT is 0, nothing to dump\n", arg);
             return -1;
         }
-        /* read it now: the range check is the target's (its program addresses) */
-        uint8_t *probe = d->count <= SIZE_MAX / es ? malloc((size_t)d->count * es) : NULL;
-        npk_status st = probe ? npk_read_symbol(m, d->sym, probe, (size_t)d->count * es)
-                              : NPK_ERR_RANGE;
+        /* read it now: the range check is the target's (its program addresses, all below
+         * 2^32 where symbols can be read) */
+        uint8_t *probe = d->count <= (UINT64_C(1) << 32) / es ? malloc((size_t)d->count * es)
+                                                                : NULL;
+        if (!probe) {
+            fprintf(stderr, "npukit: --dump %s: %llu x %s is more than the program's memory\n",
+                    arg, (unsigned long long)d->count, npk_vtype_name(t));
+            return -1;
+        }
+        npk_status st = npk_read_symbol(m, d->sym, probe, (size_t)d->count * es);
         free(probe);
         if (st != NPK_OK) {
-            fprintf(stderr, "npukit: --dump %s: %s\n", arg,
-                    probe || npk_error(m)[0] ? npk_error(m) : "too large");
+            fprintf(stderr, "npukit: --dump %s: %s\n", arg, npk_error(m));
             return -1;
         }
         return 0;

@@ -275,6 +275,11 @@ expect 42 "instructions  2" -- bash -c 'cd "$1" && "$0" run -t toy --stats-outpu
 [ ! -e "$T/-" ] && ok || bad "--stats-output - wrote a file named '-'"
 expect 0 "# memory map" -- bash -c 'cd "$1" && "$0" compile -t tinytpu "$2" -o x.hex --map - 2>/dev/null' "$NPK" "$T" "$SRC/examples/tinytpu/xor/xor.net"
 [ ! -e "$T/-" ] && ok || bad "compile --map - wrote a file named '-'"
+expect 0 "       0:  10000000  li r0, 0" -- bash -c 'cd "$1" && "$0" disasm -t toy -o - demo.bin' "$NPK" "$T"
+(cd "$T" && "$NPK" asm -t toy -o - demo.s | cmp -s - demo.bin) && ok || bad "asm -o - did not write the image to standard output"
+[ ! -e "$T/-" ] && ok || bad "asm or disasm -o - wrote a file named '-'"
+expect 42 "mem:00000000: 2a 00 80 10" -- bash -c 'cd "$1" && "$0" run -t toy --dump mem:0:4 --dump-file - exit42.s' "$NPK" "$T"
+[ ! -e "$T/-" ] && ok || bad "--dump-file - wrote a file named '-'"
 expect 2 "--map - and the output both name standard output" -- "$NPK" compile -t tinytpu "$SRC/examples/tinytpu/xor/xor.net" -o - --map -
 expect 0 '$timescale 1ns $end' -- bash -c 'cd "$1" && "$0" run -t tinytpu:vcd=- "$2" 2>/dev/null' "$NPK" "$T" "$SRC/tests/bad/inputs/tinytpu_ok.tt"
 [ ! -e "$T/-" ] && ok || bad "vcd=- wrote a file named '-'"
