@@ -751,6 +751,10 @@ int npk_cmd_run(int argc, char **argv)
     int stdout_owned = (stats_to && strcmp(stats_to, "-") == 0) ||
                        (o.timeline && strcmp(o.timeline, "-") == 0);
     int npy = o.dump_file && ends_with(o.dump_file, ".npy");
+    if (o.dump_file && o.n_dump == 0) {
+        npk_usage_error("npukit run", "--dump-file %s: no --dump to write", o.dump_file);
+        goto out;
+    }
     if (npy && o.n_dump != 1) {
         npk_usage_error("npukit run", "--dump-file %s: a .npy file holds one array: give one "
                         "--dump (there are %d)", o.dump_file, o.n_dump);
