@@ -746,8 +746,9 @@ int npk_cmd_run(int argc, char **argv)
                 goto out;
             }
     }
-    /* the JSON statistics or the timeline on standard output are that output alone: the
-     * program's own output, --regs and the dumps move to standard error */
+    /* the statistics (JSON by default, any with --stats-output -) or the timeline on
+     * standard output are that output alone: the program's own output, --regs and the dumps
+     * move to standard error */
     int stdout_owned = (stats_to && strcmp(stats_to, "-") == 0) ||
                        (o.timeline && strcmp(o.timeline, "-") == 0);
     int npy = o.dump_file && ends_with(o.dump_file, ".npy");
