@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npukit asm --listing` for every target: each source line with its address (tinytpu: its
 # cycle numbers), the words it produced and the line itself. Words are checked against
-# hand-encoded values (RISC-V encodings for rvnpu, spec B5 for tinytpu) or against the same
+# hand-encoded values (RISC-V encodings for rvnpu, tinytpu spec B5) or against the same
 # program's `-f hex` image.
 # usage: listing_test.sh NPUKIT SOURCE_DIR
 set -u

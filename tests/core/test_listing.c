@@ -12,7 +12,7 @@ typedef struct listing_case {
 } listing_case;
 
 /* Words hand-encoded: toy li r0, 0 (opcode 0x04); RISC-V addi x1, x0, 5 and jal x0, 0; tinytpu
- * w130 with hv0, hv1 (bits 3, 4) and hd0 = 0x0100 at bit 62 (spec B5). opennpu and pccx: the
+ * w130 with hv0, hv1 (bits 3, 4) and hd0 = 0x0100 at bit 62 (tinytpu spec B5). opennpu and pccx: the
  * address and the line (their words are checked against -f hex by tests/cli/listing_test.sh). */
 static const listing_case cases[] = {
     {"toy", "li r0, 0\nhalt\n",
