@@ -700,6 +700,9 @@ static void print_listing(const char *src, const char *name, const tt_program *p
     for (unsigned line = 1; *q; line++) {
         const char *nl = strchr(q, '\n');
         size_t len = nl ? (size_t)(nl - q) : strlen(q);
+        /* the next line starts after the newline, or at the end: never at a '\r' left out of
+         * the text (a last line "x\r" without a newline looped here, found by fuzzing) */
+        const char *next = nl ? nl + 1 : q + len;
         if (len && q[len - 1] == '\r')
             len--;
         char col[96] = "", r1[32] = "", r2[32] = "";
@@ -719,7 +722,7 @@ static void print_listing(const char *src, const char *name, const tt_program *p
             fprintf(out, "%-16s %-*s", "", width, "");
         }
         fprintf(out, " %5u  %.*s\n", line, (int)len, q);
-        q = nl ? nl + 1 : q + len;
+        q = next;
     }
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "helpers.h"
 #include "test.h"
@@ -168,6 +169,27 @@ static void semantics(void)
         }
         NPK_REPORT(list && strstr(list, line), "listing lacks \"%s\":\n%s\n", line + 1, list);
     }
+    free(list);
+
+    /* a last line ending in '\r' with no newline after it: listed once, and the listing ends
+     * (it looped forever before: found by fuzzing asm_tinytpu with listings on; the alarm
+     * turns a hang into a failure) */
+    alarm(10);
+    list = NULL;
+    f = open_memstream(&list, &len);
+    NPK_CHECK(tt_listing("nop\r\nnop 2\r", "t.s", 2, 0, TT_FMT_W130, f, NULL) == 0);
+    fclose(f);
+    alarm(0);
+    /* header, then line 1 (cycle 1) and line 2 (cycles 2-3), the '\r's not printed */
+    NPK_CHECK_CONTAINS(list, "    1  nop\n");
+    NPK_CHECK_CONTAINS(list, "\n2-3 ");
+    static const char last[] = "    2  nop 2\n";
+    NPK_CHECK(list && strlen(list) >= sizeof last - 1 &&
+              strcmp(list + strlen(list) - (sizeof last - 1), last) == 0);
+    size_t lines = 0;
+    for (const char *c = list; c && *c; c++)
+        lines += *c == '\n';
+    NPK_CHECK(lines == 3);
     free(list);
     tt_program_free(&p);
     free(diag);
