@@ -1,0 +1,63 @@
+#!/bin/sh
+# Check a run of the cosim testbench against npukit (ctest, examples/cosim/CMakeLists.txt).
+#   cosim_check.sh NPUKIT COSIM ELF [PLUSARGS...]
+#       the testbench's standard output, exit status and retired-instruction count equal
+#       those of `npukit run -t rvnpu` on the same ELF (with +lockstep also: no mismatch)
+#   cosim_check.sh NPUKIT --expect-bug sra|lh COSIM ELF
+#       COSIM has that planted bug: alone, the planted firmware reports the wrong result;
+#       in lock-step the run stops with status 123 at the planted instruction (<cosim_BUG_site+0x0>,
+#       a0 with the core's and npukit's values), and it is the N-th retirement where npukit's
+#       N-th instruction is at that same pc (checked with npukit run --max-insns N-1).
+set -u
+npukit=$1; shift
+bug=
+if [ "$1" = --expect-bug ]; then bug=$2; shift 2; fi
+cosim=$1; elf=$2; shift 2
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; for f in "$tmp"/*; do echo "--- $f"; head -c 4000 "$f"; done; exit 1; }
+
+"$npukit" run -t rvnpu --stats "$elf" >"$tmp/ref.out" 2>"$tmp/ref.err"
+ref_rc=$?
+ref_n=$(sed -n 's/^  instructions  *\([0-9][0-9]*\)$/\1/p' "$tmp/ref.err")
+[ -n "$ref_n" ] || fail "no instruction count from npukit"
+
+if [ -z "$bug" ]; then
+  "$cosim" +elf="$elf" "$@" >"$tmp/rtl.out" 2>"$tmp/rtl.err"
+  rc=$?
+  [ "$rc" = "$ref_rc" ] || fail "exit status $rc, npukit's $ref_rc"
+  cmp -s "$tmp/rtl.out" "$tmp/ref.out" || fail "standard output differs from npukit's"
+  n=$(sed -n 's/^cosim: \([0-9][0-9]*\) instructions retired.*/\1/p' "$tmp/rtl.err")
+  [ "$n" = "$ref_n" ] || fail "retired $n instructions, npukit $ref_n"
+  case " $* " in
+    *" +lockstep "*) grep -q 'lock-step with npukit rvnpu: no mismatch' "$tmp/rtl.err" || fail "no lock-step summary" ;;
+  esac
+  echo "ok: $n instructions, status $rc, output as npukit's"
+  exit 0
+fi
+
+case $bug in
+  sra) what=SRA; insn='sra a0, a0, a1'; core_v=0x1ffffff8; ref_v=0xfffffff8 ;;   # -64 >> 3
+  lh)  what=LH;  insn='lh a0, 0(a0)';   core_v=0x0000fffe; ref_v=0xfffffffe ;;   # (short)-2
+  *) echo "unknown bug $bug"; exit 2 ;;
+esac
+grep -qx 'planted: ok' "$tmp/ref.out" || fail "npukit does not pass the planted firmware"
+"$cosim" +elf="$elf" >"$tmp/rtl.out" 2>"$tmp/rtl.err"
+rc=$?
+[ "$rc" = 1 ] || fail "alone, the buggy core's run exited $rc, expected 1"
+grep -qx "planted: $what gave a wrong result" "$tmp/rtl.out" || fail "alone, the firmware did not see the $what bug"
+
+"$cosim" +elf="$elf" +lockstep >"$tmp/rtl.out" 2>"$tmp/rtl.err"
+rc=$?
+[ "$rc" = 123 ] || fail "lock-step exit status $rc, expected 123"
+grep -q "^cosim: MISMATCH at retirement [0-9]* (cycle [0-9]*): destination register value$" "$tmp/rtl.err" ||
+  fail "no register-value mismatch report"
+core=$(grep '^  core ' "$tmp/rtl.err")
+ref=$(grep '^  npukit ' "$tmp/rtl.err")
+case $core in *"<cosim_${bug}_site+0x0>  "*"$insn"*" a0 <- $core_v"*) ;; *) fail "core line: $core" ;; esac
+case $ref in *"<cosim_${bug}_site+0x0>  "*"$insn"*" a0 <- $ref_v"*) ;; *) fail "npukit line: $ref" ;; esac
+n=$(sed -n 's/^cosim: MISMATCH at retirement \([0-9]*\) .*/\1/p' "$tmp/rtl.err")
+pc=$(echo "$core" | sed -n 's/^  core *pc \(0x[0-9a-f]*\) .*/\1/p')
+"$npukit" run -t rvnpu --max-insns $((n - 1)) "$elf" >/dev/null 2>"$tmp/budget.err"
+grep -q "next: pc $pc," "$tmp/budget.err" || fail "npukit's instruction $n is not at $pc"
+echo "ok: the $what bug is caught at retirement $n, pc $pc"
