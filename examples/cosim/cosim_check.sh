@@ -8,8 +8,19 @@
 #       in lock-step the run stops with status 123 at the planted instruction (<cosim_BUG_site+0x0>,
 #       a0 with the core's and npukit's values), and it is the N-th retirement where npukit's
 #       N-th instruction is at that same pc (checked with npukit run --max-insns N-1).
+#   cosim_check.sh NPUKIT --expect-status STATUS REGEX COSIM [ARGS...]
+#       COSIM ARGS exits with STATUS and a standard-error line matching REGEX (grep -E)
 set -u
 npukit=$1; shift
+if [ "$1" = --expect-status ]; then
+  want=$2; re=$3; cosim=$4; shift 4
+  err=$("$cosim" "$@" 2>&1 >/dev/null)
+  rc=$?
+  [ "$rc" = "$want" ] || { echo "FAIL: status $rc, expected $want; stderr: $err"; exit 1; }
+  printf '%s\n' "$err" | grep -Eq "$re" || { echo "FAIL: stderr does not match '$re': $err"; exit 1; }
+  echo "ok: status $rc, $err"
+  exit 0
+fi
 bug=
 if [ "$1" = --expect-bug ]; then bug=$2; shift 2; fi
 cosim=$1; elf=$2; shift 2

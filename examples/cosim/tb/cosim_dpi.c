@@ -38,6 +38,7 @@ void cosim_fault(long long cycle, int we, int addr, int pc);
 void cosim_budget(long long cycles);
 void cosim_usage(const char *message);
 long long cosim_count(const char *text, const char *what);
+void cosim_args(void);
 
 /* The testbench's state: one simulation per process, so file-scope variables are its home
  * (this is the example's testbench, not the library). */
@@ -136,6 +137,44 @@ static uint8_t *read_file(const char *path, size_t *n)
     }
     *n = len;
     return buf;
+}
+
+static const char usage[] =
+    "usage: cosim_rv32im +elf=FILE [+lockstep] [+max-cycles=N]\n"
+    "Run an rvnpu program (ELF or raw image) on the example RV32IM core under Verilator.\n"
+    "  +elf=FILE       the program (required)\n"
+    "  +lockstep       compare every retirement with npukit's rvnpu; stop at the first mismatch\n"
+    "  +max-cycles=N   stop after N clock cycles (0: no limit)\n"
+    "  -h, --help      this text\n"
+    "Exit status: the program's exit code; 123 the core diverged from npukit; 124 the cycle\n"
+    "budget ran out; 125 bad arguments or program; 126 the core halted (trap, access outside\n"
+    "RAM, syscall not offered). Verilator's own +verilator+... arguments are accepted too.\n";
+
+/* The command line as a whole, which SystemVerilog sees only as plusargs: --help and -h
+ * print the usage; anything that is not one of our plusargs (or Verilator's) is refused, so
+ * that a mistyped +lockstp does not silently run without the comparison. Read from Linux's
+ * /proc/self/cmdline; where that does not exist, only the plusargs are looked at. */
+void cosim_args(void)
+{
+    size_t n = 0;
+    uint8_t *cmd = read_file("/proc/self/cmdline", &n);
+    if (!cmd)
+        return;
+    const char *end = (const char *)cmd + n;
+    const char *a = (const char *)cmd;
+    a += strnlen(a, (size_t)(end - a)) + 1; /* argv[0] */
+    for (; a < end; a += strnlen(a, (size_t)(end - a)) + 1) {
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            finish(0);
+        }
+        if (strncmp(a, "+elf=", 5) == 0 || strcmp(a, "+lockstep") == 0 ||
+            strncmp(a, "+max-cycles=", 12) == 0 || strncmp(a, "+verilator+", 11) == 0)
+            continue;
+        fprintf(stderr, "cosim: unknown argument '%s' (try --help)\n", a);
+        finish(ST_USAGE);
+    }
+    free(cmd);
 }
 
 int cosim_load(const char *path, int lockstep, int ram_bytes, int *entry)
@@ -264,7 +303,7 @@ void cosim_fault(long long cycle, int we, int addr, int pc)
     fprintf(stderr,
             "cosim: memory access outside RAM at cycle %lld: %s 0x%08" PRIx32 " (pc 0x%08" PRIx32
             "%s), after %" PRIu64 " retired instructions\n",
-            cycle, we ? "store to" : "load or fetch from", (uint32_t)addr, (uint32_t)pc,
+            cycle, we ? "store to the word at" : "load or fetch of the word at", (uint32_t)addr, (uint32_t)pc,
             where((uint32_t)pc, w, sizeof w), tb.retired);
     finish(ST_TRAP);
 }

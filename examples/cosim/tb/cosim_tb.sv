@@ -25,6 +25,7 @@ module cosim_tb;
     import "DPI-C" function void cosim_budget(input longint cycles);
     import "DPI-C" function void cosim_usage(input string message);
     import "DPI-C" function longint cosim_count(input string text, input string what);
+    import "DPI-C" function void cosim_args();
 
     // The C side reads guest buffers (write) through this.
     export "DPI-C" function tb_mem_byte;
@@ -70,8 +71,9 @@ module cosim_tb;
     initial begin
         string path, budget;
         int    lockstep, e;
+        cosim_args();
         if (!$value$plusargs("elf=%s", path))
-            cosim_usage("no program: give +elf=FILE (an rvnpu ELF or raw image)");
+            cosim_usage("no program: give +elf=FILE (an rvnpu ELF or raw image; --help)");
         lockstep = $test$plusargs("lockstep") ? 1 : 0;
         if ($value$plusargs("max-cycles=%s", budget))
             max_cycles = cosim_count(budget, "+max-cycles=");
