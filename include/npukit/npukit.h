@@ -300,6 +300,25 @@ NPK_API npk_status npk_stats_json(npk_machine *m, FILE *f);
  * exit value (signed; only for "exit"), "pc": the stop pc, "message": stop->message}. */
 NPK_API npk_status npk_stats_json_stop(npk_machine *m, const npk_stop *stop, FILE *f);
 
+/* ---- snapshots ------------------------------------------------------------------------- */
+
+/* The whole machine (registers, memories, timing-model state, statistics, symbols) as a
+ * versioned, self-describing, checksummed byte string (docs/snapshot.md). *data is allocated;
+ * release it with npk_free. A state the target cannot capture is refused (rvnpu: guest files
+ * open; NPK_ERR_STATE). Targets without snapshots give NPK_ERR_UNSUPPORTED. */
+NPK_API npk_status npk_snapshot_save(npk_machine *m, uint8_t **data, size_t *size);
+/* Put a saved state back into m, a machine of the same target and configuration (the same
+ * npk_config_string) made by the same npukit version. Anything else, and a truncated or
+ * corrupt snapshot, is refused with a message naming the cause (NPK_ERR_ARG for another
+ * target or configuration, NPK_ERR_FORMAT for the rest), and m is left as it was: nothing is
+ * written before the whole snapshot has been checked. After a restore the machine runs on
+ * exactly as the saved one would have (same results, output, statistics). */
+NPK_API npk_status npk_snapshot_restore(npk_machine *m, const void *data, size_t size);
+/* The same to and from files; "-" is standard output / standard input. Write errors are
+ * NPK_ERR_IO ("PATH: write error: ..."); a file is read as npk_load_file reads one. */
+NPK_API npk_status npk_snapshot_save_file(npk_machine *m, const char *path);
+NPK_API npk_status npk_snapshot_restore_file(npk_machine *m, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

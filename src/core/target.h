@@ -12,6 +12,9 @@
 #include "core/config.h"
 #include "core/obs.h"
 
+struct npk_snap_writer;
+struct npk_snap_reader;
+
 /* A memory a target exposes for backdoor access. Reads/writes go through `data` when it is
  * non-NULL, else through the target's space_read/space_write hooks. */
 typedef struct npk_memspace {
@@ -117,6 +120,14 @@ typedef struct npk_target {
      * own with npk_obs_slice. */
     const char *const *tracks;
     size_t n_tracks;
+
+    /* Snapshots (core/snapshot.h, docs/snapshot.md); both NULL: not supported. snap_save
+     * appends the target's sections (registers, memories, timing state, extras) or fails
+     * with a message (a state it cannot capture). snap_restore is called twice: first with
+     * r->apply 0, when it must check every section it needs and write nothing, then with
+     * r->apply 1, when it writes them and must not fail (it may not allocate). */
+    npk_status (*snap_save)(npk_machine *m, void *state, struct npk_snap_writer *w);
+    npk_status (*snap_restore)(npk_machine *m, void *state, struct npk_snap_reader *r);
 } npk_target;
 
 /* Record an error on the machine (message printf-style) and return `s`. */

@@ -479,4 +479,6 @@ const npk_target npk_target_rvnpu = {
     .n_units = RVNPU_N_UNITS,
     .extras = rvnpu_extra_names,
     .n_extras = RVNPU_N_EXTRAS,
+    .snap_save = rvnpu_snap_save,
+    .snap_restore = rvnpu_snap_restore,
 };

@@ -182,6 +182,12 @@ void rvnpu_sandbox_close(rvnpu_state *s);
 void rvnpu_timing(rvnpu_state *s, const rvnpu_decoded *d, int taken, uint32_t elements,
                   uint64_t *start, uint64_t *end, uint64_t *stalls);
 
+/* Snapshot hooks (snapshot.c). */
+struct npk_snap_writer;
+struct npk_snap_reader;
+npk_status rvnpu_snap_save(npk_machine *m, void *state, struct npk_snap_writer *w);
+npk_status rvnpu_snap_restore(npk_machine *m, void *state, struct npk_snap_reader *r);
+
 npk_status rvnpu_run(npk_machine *m, void *state, uint64_t max_insns, npk_stop *stop);
 npk_status rvnpu_step(npk_machine *m, void *state, npk_stop *stop);
 

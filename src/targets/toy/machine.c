@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/checked.h"
+#include "core/snapshot.h"
 #include "targets/toy/asm.h"
 #include "targets/toy/toy.h"
 
@@ -170,6 +171,57 @@ static npk_status toy_assemble_hook(npk_machine *m, void *state, const char *sou
     return toy_assemble_image(m, source, name, diag, image, size);
 }
 
+/* Snapshot sections (docs/snapshot.md): REGS pc, r0..r7; MEM "mem"; TIME the timing model. */
+static npk_status toy_snap_save(npk_machine *m, void *state, npk_snap_writer *w)
+{
+    toy_state *s = state;
+    (void)m;
+    npk_snap_begin(w, "REGS");
+    npk_snap_u32(w, s->pc);
+    for (int i = 0; i < 8; i++)
+        npk_snap_u32(w, s->r[i]);
+    npk_snap_end(w);
+    npk_snap_mem(w, "mem", s->mem, s->mem_size);
+    npk_snap_begin(w, "TIME");
+    npk_snap_u64(w, s->next_issue);
+    for (int i = 0; i < 8; i++)
+        npk_snap_u64(w, s->ready[i]);
+    npk_snap_end(w);
+    return NPK_OK;
+}
+
+static npk_status toy_snap_restore(npk_machine *m, void *state, npk_snap_reader *r)
+{
+    toy_state *s = state;
+    (void)m;
+    npk_snap_cursor c = {NULL, 0, 1};
+    npk_status st = npk_snap_section_get(r, "REGS", &c);
+    if (st != NPK_OK)
+        return st;
+    uint32_t pc = npk_snap_get_u32(&c), x[8];
+    for (int i = 0; i < 8; i++)
+        x[i] = npk_snap_get_u32(&c);
+    if ((st = npk_snap_section_done(r, "REGS", &c)) != NPK_OK)
+        return st;
+    if ((st = npk_snap_mem_restore(r, "mem", s->mem, s->mem_size, NULL, NULL)) != NPK_OK)
+        return st;
+    if ((st = npk_snap_section_get(r, "TIME", &c)) != NPK_OK)
+        return st;
+    uint64_t next = npk_snap_get_u64(&c), ready[8];
+    for (int i = 0; i < 8; i++)
+        ready[i] = npk_snap_get_u64(&c);
+    if ((st = npk_snap_section_done(r, "TIME", &c)) != NPK_OK)
+        return st;
+    if (r->apply) {
+        s->pc = pc;
+        memcpy(s->r, x, sizeof s->r);
+        s->next_issue = next;
+        memcpy(s->ready, ready, sizeof s->ready);
+        memset(s->dvalid, 0, s->mem_size / 4); /* memory changed under every cached decode */
+    }
+    return NPK_OK;
+}
+
 const npk_target npk_target_toy = {
     .name = "toy",
     .summary = "a tiny 32-bit register machine: the reference target for npukit's engines",
@@ -199,4 +251,6 @@ const npk_target npk_target_toy = {
     .n_units = TOY_N_UNITS,
     .extras = extras,
     .n_extras = TOY_N_EXTRAS,
+    .snap_save = toy_snap_save,
+    .snap_restore = toy_snap_restore,
 };

@@ -1,0 +1,655 @@
+/* Snapshots (docs/snapshot.md) on random programs for toy and rvnpu: run N instructions,
+ * save, run to the end; restore (into the same machine, a fresh one, and one that ran another
+ * program, whose decode cache is stale) and run to the end: the same registers, memory,
+ * output, stop and statistics. Then the refusals: another target, configuration, npukit
+ * version or format version, every truncation, every corrupted byte, bad contents under a
+ * valid checksum - each a clear error, with the machine unchanged. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/snapshot.h"
+#include "npukit/npukit.h"
+#include "test.h"
+
+static uint64_t rng_state;
+static uint32_t rnd(uint32_t n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)((rng_state >> 11) % n);
+}
+
+/* ---- random programs that terminate -------------------------------------------------------- */
+
+typedef struct text {
+    char *s;
+    size_t len, cap;
+} text;
+
+static void add(text *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void add(text *t, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+        if (n >= 0 && (size_t)n < t->cap - t->len) {
+            t->len += (size_t)n;
+            return;
+        }
+        t->cap = t->cap * 2 + (size_t)n + 256;
+        t->s = realloc(t->s, t->cap);
+        if (!t->s)
+            abort();
+    }
+}
+
+/* A body of `n` random lines with forward branches only, inside a counted loop: every
+ * program ends. A generator writes one line into `line`; a '@' in it is a branch target,
+ * replaced here by a label skip<j> on a later line j. */
+typedef void (*line_fn)(char *line, size_t size);
+
+static void body(text *t, unsigned n, line_fn gen)
+{
+    unsigned char *label_at = calloc(n + 1, 1);
+    if (!label_at)
+        abort();
+    for (unsigned i = 0; i < n; i++) {
+        if (label_at[i])
+            add(t, "skip%u:\n", i);
+        char line[128];
+        gen(line, sizeof line);
+        char *at = strchr(line, '@');
+        if (at) {
+            unsigned j = i + 1 + rnd(n - i);
+            label_at[j] = 1;
+            *at = '\0';
+            add(t, "%sskip%u%s", line, j, at + 1);
+        } else {
+            add(t, "%s", line);
+        }
+    }
+    if (label_at[n])
+        add(t, "skip%u:\n", n);
+    free(label_at);
+}
+
+/* toy: r7 holds the data base, r6 counts the loop, r5 stays 0; r0..r4 are random. */
+static void toy_line(char *t, size_t size)
+{
+    unsigned d = rnd(5), a = rnd(6), b = rnd(6);
+    switch (rnd(14)) {
+    case 0: snprintf(t, size, "li r%u, %d\n", d, (int)rnd(65536) - 32768); break;
+    case 1: snprintf(t, size, "lui r%u, %u\n", d, rnd(65536)); break;
+    case 2: snprintf(t, size, "ori r%u, r%u, %u\n", d, a, rnd(65536)); break;
+    case 3: snprintf(t, size, "add%s r%u, r%u, r%u\n", rnd(2) ? ".sat" : "", d, a, b); break;
+    case 4: snprintf(t, size, "sub%s r%u, r%u, r%u\n", rnd(2) ? ".sat" : "", d, a, b); break;
+    case 5: snprintf(t, size, "mul r%u, r%u, r%u\n", d, a, b); break;
+    case 6: snprintf(t, size, "addi r%u, r%u, %d\n", d, a, (int)rnd(200) - 100); break;
+    case 7: snprintf(t, size, "fadd r%u, r%u, r%u\n", d, a, b); break;
+    case 8: snprintf(t, size, "fmul r%u, r%u, r%u\n", d, a, b); break;
+    case 9: snprintf(t, size, "ld r%u, %u(r7)\n", d, 4 * rnd(64)); break;
+    case 10: snprintf(t, size, "st r%u, %u(r7)\n", a, 4 * rnd(64)); break;
+    case 11: snprintf(t, size, "putc r%u\n", a); break;
+    case 12: snprintf(t, size, "%s r%u, r%u, @\n", rnd(2) ? "beq" : rnd(2) ? "bne" : "blt", a, b); break;
+    default: snprintf(t, size, "nop\n"); break;
+    }
+}
+
+static char *toy_program(void)
+{
+    text t = {NULL, 0, 0};
+    for (unsigned r = 0; r < 5; r++)
+        add(&t, "li r%u, %d\n", r, (int)rnd(65536) - 32768);
+    add(&t, "li r5, 0\nli r7, data\nli r6, %u\nloop:\n", 2 + rnd(5));
+    body(&t, 20 + rnd(40), toy_line);
+    add(&t, "addi r6, r6, -1\nbne r6, r5, loop\nputc r0\nexit r1\n.align 4\ndata:\n"
+            ".space 256\n");
+    return t.s;
+}
+
+/* rvnpu: s0 data base, s1 loop counter, s2 the UART; t0..t6, a1..a6 and ft0..ft7 random. */
+static const char *const rv_x[] = {"t0", "t1", "t2", "t3", "t4", "t5", "t6",
+                                   "a1", "a2", "a3", "a4", "a5", "a6"};
+#define RX rv_x[rnd(13)]
+
+static void rv_line(char *t, size_t size)
+{
+    static const char *const rr[] = {"add", "sub", "xor", "or", "and", "sll", "srl", "sra",
+                                      "slt", "sltu", "mul", "mulh", "mulhu", "div", "divu",
+                                      "rem", "remu"};
+    static const char *const ri[] = {"addi", "xori", "andi", "ori", "slti"};
+    static const char *const fr[] = {"fadd.s", "fsub.s", "fmul.s", "fdiv.s", "fmin.s"};
+    static const char *const br[] = {"beq", "bne", "blt", "bge", "bltu", "bgeu"};
+    unsigned f = rnd(8), g = rnd(8), h = rnd(8);
+    switch (rnd(24)) {
+    case 0: case 1: case 2: snprintf(t, size, "%s %s, %s, %s\n", rr[rnd(17)], RX, RX, RX); break;
+    case 3: case 4: snprintf(t, size, "%s %s, %s, %d\n", ri[rnd(5)], RX, RX, (int)rnd(4096) - 2048); break;
+    case 5: snprintf(t, size, "srai %s, %s, %u\n", RX, RX, rnd(32)); break;
+    case 6: snprintf(t, size, "lui %s, %u\n", RX, rnd(1u << 20)); break;
+    case 7: snprintf(t, size, "lw %s, %u(s0)\n", RX, 4 * rnd(64)); break;
+    case 8: snprintf(t, size, "%s %s, %u(s0)\n", rnd(2) ? "lh" : "lhu", RX, 2 * rnd(128)); break;
+    case 9: snprintf(t, size, "%s %s, %u(s0)\n", rnd(2) ? "lb" : "lbu", RX, rnd(256)); break;
+    case 10: snprintf(t, size, "sw %s, %u(s0)\n", RX, 4 * rnd(64)); break;
+    case 11: snprintf(t, size, "%s %s, %u(s0)\n", rnd(2) ? "sh" : "sb", RX, 2 * rnd(128)); break;
+    case 12: snprintf(t, size, "sb %s, 0(s2)\n", RX); break; /* UART output */
+    case 13: snprintf(t, size, "%s ft%u, ft%u, ft%u\n", fr[rnd(5)], f, g, h); break;
+    case 14: snprintf(t, size, "fmv.w.x ft%u, %s\n", f, RX); break;
+    case 15: snprintf(t, size, "%s %s, ft%u\n", rnd(2) ? "fmv.x.w" : "fcvt.w.s", RX, f); break;
+    case 16: snprintf(t, size, "%s ft%u, %u(s0)\n", rnd(2) ? "flw" : "fsw", f, 4 * rnd(64)); break;
+    case 17: snprintf(t, size, "npu.macc %s, %s\n", RX, RX); break;
+    case 18:
+        if (rnd(2))
+            snprintf(t, size, "npu.rstacc %s\n", RX);
+        else
+            snprintf(t, size, "csrr %s, fflags\n", RX);
+        break;
+    case 19: snprintf(t, size, "npu.fmacc ft%u, ft%u\n", f, g); break;
+    case 20: snprintf(t, size, "%s v%u, %u(s0)\n", rnd(2) ? "npu.ldvec" : "npu.stvec", rnd(4), 4 * rnd(60));
+        break;
+    case 21: snprintf(t, size, "%s %s, %s\n", rnd(2) ? "npu.relu" : "npu.gelu", RX, RX); break;
+    case 22: snprintf(t, size, "csrr %s, %s\n", RX, rnd(2) ? "minstret" : "mcycle"); break;
+    default: snprintf(t, size, "%s %s, %s, @\n", br[rnd(6)], RX, RX); break;
+    }
+}
+
+static char *rv_program(void)
+{
+    text t = {NULL, 0, 0};
+    for (unsigned r = 0; r < 13; r++)
+        add(&t, "li %s, %d\n", rv_x[r], (int)rnd(1u << 30) - (1 << 29));
+    add(&t, "la s0, data\nli s2, 0x10000000\nli s1, %u\nloop:\n", 2 + rnd(5));
+    body(&t, 20 + rnd(50), rv_line);
+    add(&t, "addi s1, s1, -1\nbnez s1, loop\nmv a0, t0\nli a7, 93\necall\n.align 4\ndata:\n"
+            ".space 256\n");
+    return t.s;
+}
+
+/* ---- machine state as a value ------------------------------------------------------------- */
+
+typedef struct state {
+    uint64_t reg[128];
+    size_t n_reg;
+    uint8_t *mem;
+    size_t mem_size;
+    uint64_t stats[512];
+    size_t n_stats;
+} state;
+
+static void capture(npk_machine *m, state *s)
+{
+    memset(s, 0, sizeof *s);
+    s->n_reg = npk_reg_count(m);
+    for (size_t i = 0; i < s->n_reg && i < 128; i++)
+        npk_reg_read(m, npk_reg(m, i)->name, &s->reg[i]);
+    const npk_space_info *sp = npk_space(m, 0);
+    s->mem_size = (size_t)sp->size;
+    s->mem = malloc(s->mem_size);
+    if (s->mem)
+        npk_mem_read(m, sp->name, 0, s->mem, s->mem_size);
+    npk_stats st;
+    npk_stats_get(m, &st);
+    s->stats[s->n_stats++] = st.insns;
+    s->stats[s->n_stats++] = st.cycles;
+    for (size_t i = 0; i < st.n_mnemonics && s->n_stats < 512; i++)
+        s->stats[s->n_stats++] = st.count[i];
+    for (size_t i = 0; i < st.n_units && s->n_stats < 512; i++)
+        s->stats[s->n_stats++] = st.busy[i];
+    for (size_t i = 0; i < st.n_extra && s->n_stats < 512; i++)
+        s->stats[s->n_stats++] = st.extra[i];
+}
+
+static int same(const state *a, const state *b, const char *what)
+{
+    int ok = 1;
+    for (size_t i = 0; i < a->n_reg; i++)
+        if (a->reg[i] != b->reg[i]) {
+            NPK_REPORT(0, "%s: register %zu: 0x%llx, want 0x%llx\n", what, i,
+                       (unsigned long long)b->reg[i], (unsigned long long)a->reg[i]);
+            ok = 0;
+            break;
+        }
+    if (a->mem_size != b->mem_size || !a->mem || !b->mem ||
+        memcmp(a->mem, b->mem, a->mem_size) != 0) {
+        NPK_REPORT(0, "%s: memory differs\n", what);
+        ok = 0;
+    }
+    if (a->n_stats != b->n_stats || memcmp(a->stats, b->stats, a->n_stats * 8) != 0) {
+        NPK_REPORT(0, "%s: statistics differ (instructions %llu vs %llu, cycles %llu vs "
+                   "%llu)\n", what, (unsigned long long)b->stats[0],
+                   (unsigned long long)a->stats[0], (unsigned long long)b->stats[1],
+                   (unsigned long long)a->stats[1]);
+        ok = 0;
+    }
+    if (ok)
+        npk_test_pass++;
+    return ok;
+}
+
+static void release(state *s)
+{
+    free(s->mem);
+    s->mem = NULL;
+}
+
+/* ---- the property ------------------------------------------------------------------------- */
+
+typedef struct outcome {
+    state st;
+    npk_stop stop;
+    char *out;       /* guest output of this run */
+    size_t out_len;
+} outcome;
+
+static npk_machine *make(const char *spec)
+{
+    npk_machine *m;
+    char err[256];
+    if (npk_create(&m, spec, NULL, err, sizeof err) != NPK_OK) {
+        fprintf(stderr, "create %s: %s\n", spec, err);
+        return NULL;
+    }
+    return m;
+}
+
+/* Run m to its end with its output captured. */
+static void finish(npk_machine *m, outcome *o)
+{
+    o->out = NULL;
+    o->out_len = 0;
+    FILE *f = open_memstream(&o->out, &o->out_len);
+    npk_set_output(m, f, f);
+    npk_run(m, 0, &o->stop);
+    fclose(f);
+    npk_set_output(m, NULL, NULL);
+    capture(m, &o->st);
+}
+
+static int same_outcome(const outcome *a, const outcome *b, const char *what)
+{
+    int ok = same(&a->st, &b->st, what);
+    NPK_REPORT(a->stop.reason == b->stop.reason && a->stop.exit_code == b->stop.exit_code &&
+               a->stop.pc == b->stop.pc && strcmp(a->stop.message, b->stop.message) == 0,
+               "%s: stop '%s', want '%s'\n", what, b->stop.message, a->stop.message);
+    NPK_REPORT(a->out_len == b->out_len && memcmp(a->out, b->out, a->out_len) == 0,
+               "%s: output of %zu bytes, want %zu\n", what, b->out_len, a->out_len);
+    return ok;
+}
+
+static void drop(outcome *o)
+{
+    release(&o->st);
+    free(o->out);
+}
+
+static int load_src(npk_machine *m, const char *src)
+{
+    return npk_load_asm(m, src, "random.s", stderr) == NPK_OK;
+}
+
+/* One random program: the save point is uniform over its length (0: before the first). */
+static void property(const char *spec, char *(*gen)(void), int observed, unsigned seed)
+{
+    char what[128];
+    char *src = gen(), *other = gen();
+    npk_machine *a = make(spec), *fresh = make(spec), *stale = make(spec);
+    if (!a || !fresh || !stale || !load_src(a, src) || !load_src(stale, other)) {
+        NPK_REPORT(0, "%s seed %u: cannot set up\n", spec, seed);
+        goto out;
+    }
+    /* the program's length */
+    npk_machine *probe = make(spec);
+    npk_stop stop;
+    npk_stats st;
+    if (!probe || !load_src(probe, src))
+        goto out;
+    FILE *sink = fopen("/dev/null", "w");
+    npk_stats_enable(probe, 1);
+    npk_set_output(probe, sink, sink);
+    npk_run(probe, 0, &stop);
+    npk_stats_get(probe, &st);
+    uint64_t total = st.insns, at = rnd((uint32_t)total); /* 0: before the first */
+    npk_destroy(probe);
+    NPK_REPORT(stop.reason == NPK_STOP_EXIT, "%s seed %u: the program does not exit: %s\n",
+               spec, seed, stop.message);
+
+    if (observed) {
+        npk_stats_enable(a, 1);
+        npk_stats_enable(fresh, 1);
+        npk_stats_enable(stale, 1);
+    }
+    npk_set_output(a, sink, sink);
+    if (at)
+        npk_run(a, at, &stop);
+    npk_set_output(a, NULL, NULL);
+    uint8_t *snap = NULL;
+    size_t n = 0;
+    NPK_CHECK(npk_snapshot_save(a, &snap, &n) == NPK_OK);
+    outcome want, got;
+    finish(a, &want);
+    NPK_REPORT(want.stop.reason == NPK_STOP_EXIT, "%s seed %u: no exit\n", spec, seed);
+
+    snprintf(what, sizeof what, "%s seed %u at %llu/%llu%s, restored into the same machine",
+             spec, seed, (unsigned long long)at, (unsigned long long)total,
+             observed ? " (stats on)" : "");
+    NPK_REPORT(npk_snapshot_restore(a, snap, n) == NPK_OK, "%s: %s\n", what, npk_error(a));
+    finish(a, &got);
+    same_outcome(&want, &got, what);
+    drop(&got);
+
+    snprintf(what, sizeof what, "%s seed %u at %llu/%llu%s, restored into a fresh machine",
+             spec, seed, (unsigned long long)at, (unsigned long long)total,
+             observed ? " (stats on)" : "");
+    NPK_REPORT(npk_snapshot_restore(fresh, snap, n) == NPK_OK, "%s: %s\n", what,
+               npk_error(fresh));
+    finish(fresh, &got);
+    same_outcome(&want, &got, what);
+    drop(&got);
+
+    /* a machine that ran another program holds decodes of other words at the same pcs */
+    snprintf(what, sizeof what, "%s seed %u at %llu/%llu%s, restored over another program",
+             spec, seed, (unsigned long long)at, (unsigned long long)total,
+             observed ? " (stats on)" : "");
+    npk_set_output(stale, sink, sink);
+    npk_run(stale, 0, &stop);
+    NPK_REPORT(npk_snapshot_restore(stale, snap, n) == NPK_OK, "%s: %s\n", what,
+               npk_error(stale));
+    finish(stale, &got);
+    same_outcome(&want, &got, what);
+    drop(&got);
+    drop(&want);
+    fclose(sink);
+    npk_free(snap);
+out:
+    npk_destroy(a);
+    npk_destroy(fresh);
+    npk_destroy(stale);
+    free(src);
+    free(other);
+}
+
+/* ---- refusals ----------------------------------------------------------------------------- */
+
+/* The END section's checksum over everything before it, after an edit. */
+static void recrc(uint8_t *b, size_t n)
+{
+    uint32_t c = npk_crc32(0, b, n - 4);
+    for (int i = 0; i < 4; i++)
+        b[n - 4 + (size_t)i] = (uint8_t)(c >> (8 * i));
+}
+
+static size_t find_tag(const uint8_t *b, size_t n, const char *tag)
+{
+    for (size_t i = 16; i + 4 <= n; i++)
+        if (memcmp(b + i, tag, 4) == 0)
+            return i;
+    return 0;
+}
+
+/* Restoring `bad` into m fails with `status` and a message containing `msg`, and leaves m
+ * exactly as it was. */
+static void refused(npk_machine *m, const uint8_t *bad, size_t n, npk_status status,
+                    const char *msg, const char *what)
+{
+    state before, after;
+    capture(m, &before);
+    npk_status st = npk_snapshot_restore(m, bad, n);
+    NPK_REPORT(st == status, "%s: status %s, want %s (%s)\n", what, npk_status_name(st),
+               npk_status_name(status), npk_error(m));
+    if (msg)
+        NPK_CHECK_CONTAINS(npk_error(m), msg);
+    capture(m, &after);
+    char w[160];
+    snprintf(w, sizeof w, "%s: machine changed", what);
+    same(&before, &after, w);
+    release(&before);
+    release(&after);
+}
+
+static void refusals_toy(void)
+{
+    rng_state = 99;
+    char *src = toy_program(), *other = toy_program();
+    npk_machine *a = make("toy:mem=4K"), *victim = make("toy:mem=4K"), *rv = make("rvnpu"),
+                *big = make("toy:mem=8K");
+    FILE *sink = fopen("/dev/null", "w");
+    npk_stop stop;
+    if (!a || !victim || !rv || !big || !load_src(a, src) || !load_src(victim, other)) {
+        NPK_REPORT(0, "refusals: cannot set up\n");
+        goto out;
+    }
+    npk_set_output(a, sink, sink);
+    npk_set_output(victim, sink, sink);
+    npk_stats_enable(a, 1);
+    npk_run(a, 10, &stop);
+    npk_run(victim, 0, &stop); /* a state unlike the snapshot's */
+    uint8_t *snap = NULL;
+    size_t n = 0;
+    NPK_CHECK(npk_snapshot_save(a, &snap, &n) == NPK_OK);
+    if (!snap)
+        goto out;
+    /* header: magic, format version, flags; INFO: length-prefixed version, target, config */
+    NPK_CHECK(n > 100 && memcmp(snap, "NPKSNAP", 8) == 0 && snap[8] == 1);
+    NPK_CHECK(memcmp(snap + 16, "INFO", 4) == 0 && memcmp(snap + 32, "0.1.0", 5) == 0);
+    NPK_CHECK(memcmp(snap + n - 16, "END ", 4) == 0);
+
+    refused(rv, snap, n, NPK_ERR_ARG, "a snapshot of target toy, not of rvnpu", "other target");
+    refused(big, snap, n, NPK_ERR_ARG, "configuration 'mem=4096'; this machine's is 'mem=8192'",
+            "other configuration");
+
+    uint8_t *bad = malloc(n);
+    if (!bad)
+        goto out;
+    memcpy(bad, snap, n);
+    memcpy(bad + 32, "9.9.9", 5);
+    recrc(bad, n);
+    refused(victim, bad, n, NPK_ERR_FORMAT, "made by npukit 9.9.9; this is npukit 0.1.0",
+            "other npukit version");
+
+    memcpy(bad, snap, n);
+    bad[8] = 2;
+    refused(victim, bad, n, NPK_ERR_FORMAT, "snapshot format version 2", "other format");
+
+    memcpy(bad, snap, n);
+    memcpy(bad, "NPKSNAQ", 7);
+    refused(victim, bad, n, NPK_ERR_FORMAT, "not an npukit snapshot", "no magic");
+
+    /* the TIME section is last: REGS and MEM before it check out, yet nothing may be written */
+    size_t time_at = n - 16 - 12 - 72;
+    NPK_CHECK(memcmp(snap + time_at, "TIME", 4) == 0);
+    memcpy(bad, snap, n);
+    memcpy(bad + time_at, "TIMX", 4);
+    recrc(bad, n);
+    refused(victim, bad, n, NPK_ERR_FORMAT, "no section 'TIME'", "TIME renamed");
+
+    /* a memory run past the end of memory, under a valid checksum */
+    size_t mem_at = find_tag(snap, n, "MEM ");
+    NPK_CHECK(mem_at != 0);
+    memcpy(bad, snap, n);
+    /* MEM payload: name length 3, "mem", size, then the first run's offset */
+    bad[mem_at + 12 + 4 + 3 + 8 + 1] = 0x10;
+    recrc(bad, n);
+    refused(victim, bad, n, NPK_ERR_FORMAT, "outside its 4096 bytes", "MEM run out of range");
+
+    /* a section no toy snapshot has, found only after the target's sections checked out */
+    uint8_t *extra = malloc(n + 12);
+    if (extra) {
+        memcpy(extra, snap, n - 16);
+        memcpy(extra + n - 16, "XTRA\0\0\0\0\0\0\0\0", 12);
+        memcpy(extra + n - 4, snap + n - 16, 16);
+        recrc(extra, n + 12);
+        refused(victim, extra, n + 12, NPK_ERR_FORMAT, "unexpected section 'XTRA' in a toy "
+                "snapshot", "extra section");
+        free(extra);
+    }
+
+    /* every truncation and every single corrupted byte */
+    state before, after;
+    capture(victim, &before);
+    unsigned long wrong = 0;
+    for (size_t len = 0; len < n; len++)
+        wrong += npk_snapshot_restore(victim, snap, len) != NPK_ERR_FORMAT;
+    NPK_REPORT(wrong == 0, "%lu truncations were not refused\n", wrong);
+    NPK_CHECK(npk_snapshot_restore(victim, snap, n - 1) == NPK_ERR_FORMAT);
+    NPK_CHECK_CONTAINS(npk_error(victim), "truncated");
+    wrong = 0;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(bad, snap, n);
+        bad[i] ^= (uint8_t)(1u << (i % 8));
+        wrong += npk_snapshot_restore(victim, bad, n) == NPK_OK;
+    }
+    NPK_REPORT(wrong == 0, "%lu corrupted snapshots were restored\n", wrong);
+    memcpy(bad, snap, n);
+    bad[n / 2] ^= 0x40;
+    NPK_CHECK(npk_snapshot_restore(victim, bad, n) != NPK_OK);
+    capture(victim, &after);
+    same(&before, &after, "after every truncation and corruption: machine changed");
+    release(&before);
+    release(&after);
+
+    /* and the good one still restores */
+    NPK_CHECK(npk_snapshot_restore(victim, snap, n) == NPK_OK);
+    uint64_t pc_a = 1, pc_v = 2;
+    npk_reg_read(a, "pc", &pc_a);
+    npk_reg_read(victim, "pc", &pc_v);
+    NPK_CHECK_EQ_U64(pc_v, pc_a);
+    free(bad);
+    npk_free(snap);
+out:
+    fclose(sink);
+    npk_destroy(a);
+    npk_destroy(victim);
+    npk_destroy(rv);
+    npk_destroy(big);
+    free(src);
+    free(other);
+}
+
+/* rvnpu: a register value the architecture cannot hold; guest files open; files. */
+static void refusals_rvnpu(void)
+{
+    rng_state = 7;
+    char *src = rv_program();
+    npk_machine *a = make("rvnpu:ram_size=64K"), *victim = make("rvnpu:ram_size=64K");
+    FILE *sink = fopen("/dev/null", "w");
+    npk_stop stop;
+    uint8_t *snap = NULL, *bad = NULL;
+    size_t n = 0;
+    if (!a || !victim || !load_src(a, src) || !load_src(victim, src))
+        goto out;
+    npk_set_output(a, sink, sink);
+    npk_set_output(victim, sink, sink);
+    npk_run(a, 30, &stop);
+    NPK_CHECK(npk_snapshot_save(a, &snap, &n) == NPK_OK);
+    if (!snap || !(bad = malloc(n)))
+        goto out;
+    size_t cpu = find_tag(snap, n, "CPU ");
+    NPK_CHECK(cpu != 0);
+    memcpy(bad, snap, n);
+    bad[cpu + 12] = 1; /* x0 */
+    recrc(bad, n);
+    refused(victim, bad, n, NPK_ERR_FORMAT, "section 'CPU ': a register holds a value it "
+            "cannot have (x0 0x1", "rvnpu x0");
+    memcpy(bad, snap, n);
+    bad[cpu + 12 + 4 * 64 + 4 + 4] = 8; /* frm */
+    recrc(bad, n);
+    refused(victim, bad, n, NPK_ERR_FORMAT, "frm 8", "rvnpu frm");
+
+    /* files: save to a path, restore from it */
+    char dir[] = "/tmp/npk_snapXXXXXX";
+    if (!mkdtemp(dir))
+        goto out;
+    char path[64];
+    snprintf(path, sizeof path, "%s/s.npks", dir);
+    NPK_CHECK(npk_snapshot_save_file(a, path) == NPK_OK);
+    NPK_CHECK(npk_snapshot_restore_file(victim, path) == NPK_OK);
+    uint64_t r1 = 1, r2 = 2;
+    npk_reg_read(a, "pc", &r1);
+    npk_reg_read(victim, "pc", &r2);
+    NPK_CHECK(r1 == r2 && r1 > 0x80000000u);
+    NPK_CHECK(npk_snapshot_save_file(a, "/nonexistent-dir/s.npks") == NPK_ERR_IO);
+    NPK_CHECK_CONTAINS(npk_error(a), "/nonexistent-dir/s.npks: cannot write snapshot");
+    NPK_CHECK(npk_snapshot_restore_file(victim, "/nonexistent-dir/s.npks") == NPK_ERR_IO);
+    NPK_CHECK_CONTAINS(npk_error(victim), "/nonexistent-dir/s.npks");
+    unlink(path);
+
+    /* a guest file open: refused, naming the descriptor */
+    snprintf(path, sizeof path, "%s/in.txt", dir);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs("hello", f);
+        fclose(f);
+    }
+    char spec[128];
+    snprintf(spec, sizeof spec, "rvnpu:fs_root=%s", dir);
+    npk_machine *fm = make(spec);
+    if (fm && load_src(fm, "li a0, -100\nla a1, name\nli a2, 0\nli a7, 56\necall\n"
+                           "spin: j spin\nname: .asciz \"in.txt\"\n")) {
+        npk_run(fm, 10, &stop);
+        uint64_t fd = 0;
+        npk_reg_read(fm, "a0", &fd);
+        NPK_CHECK_EQ_U64(fd, 3);
+        uint8_t *p = NULL;
+        size_t pn = 0;
+        NPK_CHECK(npk_snapshot_save(fm, &p, &pn) == NPK_ERR_STATE && p == NULL);
+        NPK_CHECK_CONTAINS(npk_error(fm), "guest has files open (descriptors 3)");
+    }
+    npk_destroy(fm);
+    unlink(path);
+    rmdir(dir);
+out:
+    free(bad);
+    npk_free(snap);
+    fclose(sink);
+    npk_destroy(a);
+    npk_destroy(victim);
+    free(src);
+}
+
+static void unsupported(void)
+{
+    npk_machine *m = make("opennpu");
+    if (!m)
+        return;
+    uint8_t *p = NULL;
+    size_t n = 0;
+    NPK_CHECK(npk_snapshot_save(m, &p, &n) == NPK_ERR_UNSUPPORTED && !p && !n);
+    NPK_CHECK_CONTAINS(npk_error(m), "opennpu: snapshots are not supported");
+    NPK_CHECK(npk_snapshot_restore(m, "NPKSNAP", 8) == NPK_ERR_UNSUPPORTED);
+    npk_destroy(m);
+}
+
+/* CRC-32 check value of "123456789" (the standard IEEE test vector). */
+static void crc(void)
+{
+    NPK_CHECK_EQ_U64(npk_crc32(0, (const uint8_t *)"123456789", 9), 0xcbf43926u);
+    NPK_CHECK_EQ_U64(npk_crc32(npk_crc32(0, (const uint8_t *)"1234", 4),
+                               (const uint8_t *)"56789", 5), 0xcbf43926u);
+}
+
+int main(void)
+{
+    crc();
+    for (unsigned seed = 1; seed <= 24; seed++) {
+        rng_state = 0x9E3779B97F4A7C15ull * seed;
+        property("toy:mem=4K", toy_program, seed & 1, seed);
+        property("rvnpu:ram_size=64K", rv_program, seed & 1, seed);
+    }
+    /* rev2 and the default 4 MiB RAM (sparse memory sections) */
+    rng_state = 12345;
+    property("rvnpu:isa_rev=rev2", rv_program, 1, 100);
+    refusals_toy();
+    refusals_rvnpu();
+    unsupported();
+    return npk_test_done();
+}
