@@ -309,14 +309,22 @@ NPK_API npk_status npk_stats_json_stop(npk_machine *m, const npk_stop *stop, FIL
 NPK_API npk_status npk_snapshot_save(npk_machine *m, uint8_t **data, size_t *size);
 /* Put a saved state back into m, a machine of the same target and configuration (the same
  * npk_config_string) made by the same npukit version. Anything else, and a truncated or
- * corrupt snapshot, is refused with a message naming the cause (NPK_ERR_ARG for another
- * target or configuration, NPK_ERR_FORMAT for the rest), and m is left as it was: nothing is
- * written before the whole snapshot has been checked. After a restore the machine runs on
- * exactly as the saved one would have (same results, output, statistics). */
-NPK_API npk_status npk_snapshot_restore(npk_machine *m, const void *data, size_t size);
+ * corrupt snapshot, is refused with a message naming `name` (NULL: "snapshot") and the cause
+ * (NPK_ERR_ARG for another target or configuration, NPK_ERR_FORMAT for the rest), and m is
+ * left as it was: nothing is written before the whole snapshot has been checked. After a
+ * restore the machine runs on exactly as the saved one would have (same results, output,
+ * statistics). */
+NPK_API npk_status npk_snapshot_restore(npk_machine *m, const void *data, size_t size,
+                                        const char *name);
 /* The same to and from files; "-" is standard output / standard input. Write errors are
  * NPK_ERR_IO ("PATH: write error: ..."); a file is read as npk_load_file reads one. */
 NPK_API npk_status npk_snapshot_save_file(npk_machine *m, const char *path);
+/* Which machine a snapshot is of, without one: its target name and configuration string,
+ * after the checks of its framing, format version and checksum. On failure err holds
+ * "NAME: why" (`name` NULL: "snapshot"). */
+NPK_API npk_status npk_snapshot_info(const void *data, size_t size, const char *name,
+                                     char *target, size_t target_size, char *config,
+                                     size_t config_size, char *err, size_t err_size);
 NPK_API npk_status npk_snapshot_restore_file(npk_machine *m, const char *path);
 
 #ifdef __cplusplus

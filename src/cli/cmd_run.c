@@ -17,6 +17,7 @@
 static void help(void)
 {
     printf("usage: npukit run [-t TARGET] [options] PROGRAM\n"
+           "       npukit run [-t TARGET] [options] --load-state FILE\n"
            "\n"
            "Run PROGRAM: an ELF executable, an assembly source (any text file), or a raw\n"
            "image of little-endian instruction words loaded at address 0. PROGRAM may be\n"
@@ -54,6 +55,11 @@ static void help(void)
            "                              NumPy array) instead of standard output\n"
            "      --regs                  print the registers after the run (rvnpu f\n"
            "                              registers also as numbers)\n"
+           "      --save-state FILE       write a snapshot of the whole machine to FILE when\n"
+           "                              the run ends (exit, fault or --max-insns)\n"
+           "      --load-state FILE       start from a snapshot instead of a PROGRAM (the\n"
+           "                              snapshot holds it); without -t, its target and\n"
+           "                              configuration are the snapshot's\n"
            "\n"
            "TYPE: i8, u8, i16, u16, i32, u32, f32, bf16, q8.8, e4m3 or e5m2, little-endian.\n"
            "A typed input file holds numbers (blanks, commas or newlines between them, '#'\n"
@@ -93,15 +99,16 @@ static void help(void)
            "  an exit call); 124 instruction or cycle budget exhausted; 125 the run could\n"
            "  not start (bad option, bad --load/--write/--dump, unreadable or invalid\n"
            "  file, bad configuration, an output file that would replace PROGRAM or another\n"
-           "  output) or npukit could not write an output (trace, statistics, timeline,\n"
-           "  dumps, standard output: this takes precedence over the program's status);\n"
+           "  output, a snapshot that does not fit the machine) or npukit could not write an\n"
+           "  output (trace, statistics, timeline, dumps, snapshot, standard output: this\n"
+           "  takes precedence over the program's status);\n"
            "  126 the program stopped on an unhandled fault\n");
 }
 
 enum {
     O_TARGET = 1, O_CONFIG, O_MAX, O_STATS, O_STATS_OUT, O_TRACE, O_TIMELINE, O_LOAD, O_DUMP,
     O_REGS, O_HELP, O_WRITE, O_ISA_REV, O_RAM_SIZE, O_FS_ROOT, O_UART_IN, O_NO_SYSCALLS,
-    O_LANES, O_UB_WORDS, O_LR, O_RESET_AT, O_FORMAT, O_DUMP_FILE
+    O_LANES, O_UB_WORDS, O_LR, O_RESET_AT, O_FORMAT, O_DUMP_FILE, O_SAVE_STATE, O_LOAD_STATE
 };
 
 static const npk_opt_def defs[] = {
@@ -116,6 +123,8 @@ static const npk_opt_def defs[] = {
     {O_DUMP, 0, "dump", OPT_VALUE},
     {O_DUMP_FILE, 0, "dump-file", OPT_VALUE},
     {O_REGS, 0, "regs", OPT_FLAG},
+    {O_SAVE_STATE, 0, "save-state", OPT_VALUE},
+    {O_LOAD_STATE, 0, "load-state", OPT_VALUE},
     {O_WRITE, 0, "write", OPT_VALUE},
     {O_ISA_REV, 0, "isa-rev", OPT_VALUE},
     {O_RAM_SIZE, 0, "ram-size", OPT_VALUE},
@@ -135,6 +144,7 @@ static const npk_opt_def defs[] = {
 
 typedef struct run_opts {
     const char *target, *config, *program, *trace, *timeline, *stats_out, *dump_file;
+    const char *save_state, *load_state;
     uint64_t max_insns;
     int stats;             /* 0 off, 1 text, 2 json */
     int trace_on, regs;
@@ -245,11 +255,18 @@ static int parse(int argc, char **argv, run_opts *o)
                 return -1;
             break;
         case O_REGS: o->regs = 1; break;
+        case O_SAVE_STATE: o->save_state = v; break;
+        case O_LOAD_STATE: o->load_state = v; break;
         case O_HELP: help(); return 1;
         }
     }
-    if (!o->program) {
-        npk_usage_error(prog, "no program to run");
+    if (o->program && o->load_state) {
+        npk_usage_error(prog, "a program (%s) and --load-state %s: the snapshot holds its "
+                        "program; give one of them", o->program, o->load_state);
+        return -1;
+    }
+    if (!o->program && !o->load_state) {
+        npk_usage_error(prog, "no program to run (give PROGRAM or --load-state FILE)");
         return -1;
     }
     return 0;
@@ -683,6 +700,27 @@ static npk_status run_with_progress(npk_machine *m, uint64_t budget, npk_stop *s
     return NPK_OK;
 }
 
+/* --save-state: the snapshot into the file opened before the run (standard output is
+ * checked when main closes it). Returns 0, or 1 after saying why. */
+static int save_state(npk_machine *m, FILE *f, const char *path)
+{
+    uint8_t *snap = NULL;
+    size_t n = 0;
+    if (npk_snapshot_save(m, &snap, &n) != NPK_OK) {
+        fprintf(stderr, "npukit: %s: no snapshot written: %s\n", path, npk_error(m));
+        if (f != stdout)
+            fclose(f);
+        return 1;
+    }
+    int bad = fwrite(snap, 1, n, f) != n;
+    npk_free(snap);
+    if (f != stdout)
+        return npk_close_output(f, path) != 0 || bad;
+    if (bad) /* main checks standard output again when it closes it */
+        fprintf(stderr, "npukit: standard output: write error: %s\n", strerror(errno));
+    return bad;
+}
+
 int npk_cmd_run(int argc, char **argv)
 {
     run_opts o;
@@ -695,9 +733,23 @@ int npk_cmd_run(int argc, char **argv)
      * reading) */
     uint8_t *data;
     size_t size;
-    if (npk_read_file(o.program, &data, &size) != 0)
+    const char *input = o.load_state ? o.load_state : o.program;
+    if (npk_read_file(input, &data, &size) != 0)
         return NPK_EXIT_NOSTART;
-    const char *target = o.target ? o.target : npk_guess_target(data, size);
+    /* a snapshot names its machine: without -t, its target and configuration */
+    char snap_target[64], snap_config[1024];
+    if (o.load_state && !o.target) {
+        char err[512];
+        if (npk_snapshot_info(data, size, o.load_state, snap_target, sizeof snap_target,
+                              snap_config, sizeof snap_config, err, sizeof err) != NPK_OK) {
+            fprintf(stderr, "npukit: %s\n", err);
+            free(data);
+            return NPK_EXIT_NOSTART;
+        }
+    }
+    const char *target = o.target              ? o.target
+                         : o.load_state ? snap_target
+                                        : npk_guess_target(data, size);
     char why[160] = "";
     if (!target)
         npk_describe_no_target(data, size, o.program, why, sizeof why);
@@ -712,25 +764,34 @@ int npk_cmd_run(int argc, char **argv)
     char config[8192];
     snprintf(config, sizeof config, "%s%s%s", o.config ? o.config : "",
              o.config && o.settings[0] ? "," : "", o.settings);
-    npk_machine *m = npk_cli_machine("npukit run", target, config[0] ? config : NULL);
+    /* with a snapshot's configuration first, the user's settings still win */
+    char full[sizeof config + sizeof snap_config + 2];
+    const char *cfg = config;
+    if (o.load_state && !o.target && snap_config[0]) {
+        snprintf(full, sizeof full, "%s%s%s", snap_config, config[0] ? "," : "", config);
+        cfg = full;
+    }
+    npk_machine *m = npk_cli_machine("npukit run", target, cfg[0] ? cfg : NULL);
     if (!m) {
         free(data);
         return NPK_EXIT_NOSTART;
     }
 
     int rc = NPK_EXIT_NOSTART;
-    FILE *trace = NULL, *stats_f = NULL, *dump_f = NULL;
+    FILE *trace = NULL, *stats_f = NULL, *dump_f = NULL, *state_f = NULL;
     dump_req dumps[MAX_LIST];
     /* where each output goes: "-" is standard output everywhere; the JSON statistics go there
      * by default */
     const char *stats_to = o.stats_out ? o.stats_out : o.stats == 2 ? "-" : NULL;
-    const char *outs[4][2] = {{"--trace", o.trace_on ? o.trace : NULL},
+    const char *outs[5][2] = {{"--trace", o.trace_on ? o.trace : NULL},
                               {"--stats-output", stats_to},
                               {"--timeline", o.timeline},
-                              {"--dump-file", o.dump_file}};
-    /* the files npukit writes must not replace the program it runs, nor each other */
-    for (int i = 0; i < 4; i++) {
-        if (npk_check_output("npukit run", o.program, outs[i][1], 1, outs[i][0]) != 0)
+                              {"--dump-file", o.dump_file},
+                              {"--save-state", o.save_state}};
+    /* the files npukit writes must not replace the program (or snapshot) it runs, nor each
+     * other */
+    for (int i = 0; i < 5; i++) {
+        if (npk_check_output("npukit run", input, outs[i][1], 1, outs[i][0]) != 0)
             goto out;
         for (int j = 0; j < i; j++)
             if (outs[i][1] && outs[j][1] && same_output(outs[i][1], outs[j][1])) {
@@ -750,7 +811,8 @@ int npk_cmd_run(int argc, char **argv)
      * standard output are that output alone: the program's own output, --regs and the dumps
      * move to standard error */
     int stdout_owned = (stats_to && strcmp(stats_to, "-") == 0) ||
-                       (o.timeline && strcmp(o.timeline, "-") == 0);
+                       (o.timeline && strcmp(o.timeline, "-") == 0) ||
+                       (o.save_state && strcmp(o.save_state, "-") == 0);
     int npy = o.dump_file && ends_with(o.dump_file, ".npy");
     if (o.dump_file && o.n_dump == 0) {
         npk_usage_error("npukit run", "--dump-file %s: no --dump to write", o.dump_file);
@@ -763,9 +825,9 @@ int npk_cmd_run(int argc, char **argv)
     }
     if (stdout_owned)
         npk_set_output(m, stderr, stderr);
-    npk_status loaded = npk_load_bytes(m, data, size,
-                                       strcmp(o.program, "-") == 0 ? "<stdin>" : o.program,
-                                       stderr);
+    const char *in_name = strcmp(input, "-") == 0 ? "<stdin>" : input;
+    npk_status loaded = o.load_state ? npk_snapshot_restore(m, data, size, in_name)
+                                     : npk_load_bytes(m, data, size, in_name, stderr);
     free(data);
     data = NULL;
     if (loaded != NPK_OK) {
@@ -799,6 +861,14 @@ int npk_cmd_run(int argc, char **argv)
             goto out;
         }
         npk_stats_enable(m, 1);
+    }
+    if (o.save_state) {
+        state_f = strcmp(o.save_state, "-") == 0 ? stdout : fopen(o.save_state, "wb");
+        if (!state_f) {
+            fprintf(stderr, "npukit: %s: cannot write the snapshot: %s\n", o.save_state,
+                    strerror(errno));
+            goto out;
+        }
     }
     if (o.n_dump) {
         /* text dumps share standard output with --regs unless it is owned */
@@ -854,6 +924,10 @@ int npk_cmd_run(int argc, char **argv)
         fprintf(stderr, "npukit: %s\n", npk_error(m));
         werr = 1;
     }
+    if (state_f) {
+        werr |= save_state(m, state_f, o.save_state);
+        state_f = NULL;
+    }
     if (stats_f) {
         npk_status st = o.stats == 2 ? npk_stats_json_stop(m, &stop, stats_f)
                                      : npk_stats_print(m, stats_f);
@@ -876,6 +950,8 @@ out:
         fclose(stats_f);
     if (dump_f && dump_f != stderr && dump_f != stdout)
         fclose(dump_f);
+    if (state_f && state_f != stdout)
+        fclose(state_f);
     npk_destroy(m);
     return rc;
 }

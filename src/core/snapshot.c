@@ -658,9 +658,49 @@ static npk_status restore_named(npk_machine *m, const char *name, const void *da
     return st;
 }
 
-npk_status npk_snapshot_restore(npk_machine *m, const void *data, size_t size)
+npk_status npk_snapshot_info(const void *data, size_t size, const char *name, char *target,
+                             size_t target_size, char *config, size_t config_size, char *err,
+                             size_t err_size)
 {
-    return restore_named(m, "snapshot", data, size);
+    name = name ? name : "snapshot";
+    npk_machine tmp; /* only its error buffer is used */
+    memset(&tmp, 0, sizeof tmp);
+    if (target_size)
+        target[0] = '\0';
+    if (config_size)
+        config[0] = '\0';
+    npk_snap_section *sec = NULL;
+    size_t n_sec = 0;
+    npk_status st = parse(&tmp, name, data, size, &sec, &n_sec);
+    if (st == NPK_OK && (n_sec == 0 || memcmp(sec[0].tag, "INFO", 4) != 0))
+        st = npk_fail(&tmp, NPK_ERR_FORMAT, "%s: the first section is not INFO", name);
+    if (st == NPK_OK) {
+        npk_snap_cursor c = {sec[0].data, sec[0].len, 0};
+        const char *ver, *t, *cf;
+        uint32_t lv, lt, lc;
+        if (!get_str(&c, &ver, &lv) || !get_str(&c, &t, &lt) || !get_str(&c, &cf, &lc))
+            st = npk_fail(&tmp, NPK_ERR_FORMAT, "%s: section 'INFO': shorter than its fields",
+                          name);
+        else if (lt >= target_size || lc >= config_size)
+            st = npk_fail(&tmp, NPK_ERR_RANGE, "%s: the target name (%u bytes) or the "
+                          "configuration (%u bytes) does not fit the buffers", name, lt, lc);
+        else {
+            memcpy(target, t, lt);
+            target[lt] = '\0';
+            memcpy(config, cf, lc);
+            config[lc] = '\0';
+        }
+    }
+    free(sec);
+    if (st != NPK_OK && err && err_size)
+        snprintf(err, err_size, "%s", tmp.error);
+    return st;
+}
+
+npk_status npk_snapshot_restore(npk_machine *m, const void *data, size_t size,
+                                const char *name)
+{
+    return restore_named(m, name ? name : "snapshot", data, size);
 }
 
 npk_status npk_snapshot_restore_file(npk_machine *m, const char *path)

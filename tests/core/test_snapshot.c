@@ -335,6 +335,22 @@ static void property(const char *spec, char *(*gen)(void), int observed, unsigne
     uint8_t *snap = NULL;
     size_t n = 0;
     NPK_CHECK(npk_snapshot_save(a, &snap, &n) == NPK_OK);
+    /* the same state saved twice, from two machines: the same bytes */
+    npk_machine *twin = make(spec);
+    uint8_t *snap2 = NULL;
+    size_t n2 = 0;
+    if (twin && load_src(twin, src)) {
+        if (observed)
+            npk_stats_enable(twin, 1);
+        npk_set_output(twin, sink, sink);
+        if (at)
+            npk_run(twin, at, &stop);
+        NPK_CHECK(npk_snapshot_save(twin, &snap2, &n2) == NPK_OK);
+        NPK_REPORT(n2 == n && snap && snap2 && memcmp(snap, snap2, n) == 0,
+                   "%s seed %u: two snapshots of one state differ\n", spec, seed);
+    }
+    npk_free(snap2);
+    npk_destroy(twin);
     outcome want, got;
     finish(a, &want);
     NPK_REPORT(want.stop.reason == NPK_STOP_EXIT, "%s seed %u: no exit\n", spec, seed);
@@ -342,7 +358,7 @@ static void property(const char *spec, char *(*gen)(void), int observed, unsigne
     snprintf(what, sizeof what, "%s seed %u at %llu/%llu%s, restored into the same machine",
              spec, seed, (unsigned long long)at, (unsigned long long)total,
              observed ? " (stats on)" : "");
-    NPK_REPORT(npk_snapshot_restore(a, snap, n) == NPK_OK, "%s: %s\n", what, npk_error(a));
+    NPK_REPORT(npk_snapshot_restore(a, snap, n, NULL) == NPK_OK, "%s: %s\n", what, npk_error(a));
     finish(a, &got);
     same_outcome(&want, &got, what);
     drop(&got);
@@ -350,7 +366,7 @@ static void property(const char *spec, char *(*gen)(void), int observed, unsigne
     snprintf(what, sizeof what, "%s seed %u at %llu/%llu%s, restored into a fresh machine",
              spec, seed, (unsigned long long)at, (unsigned long long)total,
              observed ? " (stats on)" : "");
-    NPK_REPORT(npk_snapshot_restore(fresh, snap, n) == NPK_OK, "%s: %s\n", what,
+    NPK_REPORT(npk_snapshot_restore(fresh, snap, n, NULL) == NPK_OK, "%s: %s\n", what,
                npk_error(fresh));
     finish(fresh, &got);
     same_outcome(&want, &got, what);
@@ -362,7 +378,7 @@ static void property(const char *spec, char *(*gen)(void), int observed, unsigne
              observed ? " (stats on)" : "");
     npk_set_output(stale, sink, sink);
     npk_run(stale, 0, &stop);
-    NPK_REPORT(npk_snapshot_restore(stale, snap, n) == NPK_OK, "%s: %s\n", what,
+    NPK_REPORT(npk_snapshot_restore(stale, snap, n, NULL) == NPK_OK, "%s: %s\n", what,
                npk_error(stale));
     finish(stale, &got);
     same_outcome(&want, &got, what);
@@ -403,7 +419,7 @@ static void refused(npk_machine *m, const uint8_t *bad, size_t n, npk_status sta
 {
     state before, after;
     capture(m, &before);
-    npk_status st = npk_snapshot_restore(m, bad, n);
+    npk_status st = npk_snapshot_restore(m, bad, n, NULL);
     NPK_REPORT(st == status, "%s: status %s, want %s (%s)\n", what, npk_status_name(st),
                npk_status_name(status), npk_error(m));
     if (msg)
@@ -498,27 +514,41 @@ static void refusals_toy(void)
     capture(victim, &before);
     unsigned long wrong = 0;
     for (size_t len = 0; len < n; len++)
-        wrong += npk_snapshot_restore(victim, snap, len) != NPK_ERR_FORMAT;
+        wrong += npk_snapshot_restore(victim, snap, len, NULL) != NPK_ERR_FORMAT;
     NPK_REPORT(wrong == 0, "%lu truncations were not refused\n", wrong);
-    NPK_CHECK(npk_snapshot_restore(victim, snap, n - 1) == NPK_ERR_FORMAT);
+    NPK_CHECK(npk_snapshot_restore(victim, snap, n - 1, NULL) == NPK_ERR_FORMAT);
     NPK_CHECK_CONTAINS(npk_error(victim), "truncated");
     wrong = 0;
     for (size_t i = 0; i < n; i++) {
         memcpy(bad, snap, n);
         bad[i] ^= (uint8_t)(1u << (i % 8));
-        wrong += npk_snapshot_restore(victim, bad, n) == NPK_OK;
+        wrong += npk_snapshot_restore(victim, bad, n, NULL) == NPK_OK;
     }
     NPK_REPORT(wrong == 0, "%lu corrupted snapshots were restored\n", wrong);
     memcpy(bad, snap, n);
     bad[n / 2] ^= 0x40;
-    NPK_CHECK(npk_snapshot_restore(victim, bad, n) != NPK_OK);
+    NPK_CHECK(npk_snapshot_restore(victim, bad, n, NULL) != NPK_OK);
     capture(victim, &after);
     same(&before, &after, "after every truncation and corruption: machine changed");
     release(&before);
     release(&after);
 
+    /* a name in messages; what a snapshot is of, without a machine */
+    NPK_CHECK(npk_snapshot_restore(victim, snap, n - 1, "half.npks") == NPK_ERR_FORMAT);
+    NPK_CHECK_CONTAINS(npk_error(victim), "half.npks: truncated");
+    char tname[16], tconf[64], terr[256];
+    NPK_CHECK(npk_snapshot_info(snap, n, NULL, tname, sizeof tname, tconf, sizeof tconf, terr,
+                                sizeof terr) == NPK_OK);
+    NPK_CHECK_EQ_STR(tname, "toy");
+    NPK_CHECK_EQ_STR(tconf, "mem=4096");
+    NPK_CHECK(npk_snapshot_info(snap, n - 1, "x.npks", tname, sizeof tname, tconf,
+                                sizeof tconf, terr, sizeof terr) == NPK_ERR_FORMAT);
+    NPK_CHECK_CONTAINS(terr, "x.npks: truncated");
+    NPK_CHECK(npk_snapshot_info(snap, n, NULL, tname, 3, tconf, sizeof tconf, terr,
+                                sizeof terr) == NPK_ERR_RANGE);
+
     /* and the good one still restores */
-    NPK_CHECK(npk_snapshot_restore(victim, snap, n) == NPK_OK);
+    NPK_CHECK(npk_snapshot_restore(victim, snap, n, NULL) == NPK_OK);
     uint64_t pc_a = 1, pc_v = 2;
     npk_reg_read(a, "pc", &pc_a);
     npk_reg_read(victim, "pc", &pc_v);
@@ -625,7 +655,7 @@ static void unsupported(void)
     size_t n = 0;
     NPK_CHECK(npk_snapshot_save(m, &p, &n) == NPK_ERR_UNSUPPORTED && !p && !n);
     NPK_CHECK_CONTAINS(npk_error(m), "opennpu: snapshots are not supported");
-    NPK_CHECK(npk_snapshot_restore(m, "NPKSNAP", 8) == NPK_ERR_UNSUPPORTED);
+    NPK_CHECK(npk_snapshot_restore(m, "NPKSNAP", 8, NULL) == NPK_ERR_UNSUPPORTED);
     npk_destroy(m);
 }
 

@@ -730,7 +730,7 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
 /* Before the first instruction of a program: find the tohost word (§11.8). */
 static void watch_tohost(npk_machine *m, rvnpu_state *s)
 {
-    uint64_t v;
+    uint64_t v = 0; /* tohost stays 0 without the symbol: snapshots are deterministic */
     s->tohost_checked = 1;
     s->has_tohost = npk_symbol(m, "tohost", &v) == NPK_OK && rvnpu_mapped(s, (uint32_t)v, 4) &&
                     (uint32_t)v - RVNPU_RAM_BASE < s->ram_size;

@@ -50,7 +50,7 @@ npk_status rvnpu_snap_save(npk_machine *m, void *state, npk_snap_writer *w)
     npk_snap_u8(w, (uint8_t)(s->tohost_checked != 0));
     npk_snap_u8(w, (uint8_t)(s->has_tohost != 0));
     npk_snap_u8(w, (uint8_t)(s->tohost_hit != 0));
-    npk_snap_u32(w, s->tohost);
+    npk_snap_u32(w, s->has_tohost ? s->tohost : 0);
     npk_snap_end(w);
 
     npk_snap_mem(w, "ram", s->ram, s->ram_size);
