@@ -376,18 +376,16 @@ static void save_symbols(npk_machine *m, npk_snap_writer *w)
     npk_snap_end(w);
 }
 
-/* Check the SYMS section (dry run) or replace the machine's symbols with it. Replacing builds
- * the new table aside first: running out of memory leaves the old one. */
-static npk_status restore_symbols(npk_snap_reader *r, npk_snap_cursor *c)
+/* The symbol table a SYMS section describes, checked (dry run) or built aside in `tmp` (its
+ * symbol fields only): the machine's own table is replaced by sym_commit once nothing else
+ * can fail, and running out of memory here leaves it as it was. */
+static npk_status restore_symbols(npk_snap_reader *r, npk_snap_cursor *c, npk_machine *tmp)
 {
     npk_machine *m = r->m;
     uint64_t n = npk_snap_get_u64(c);
     if (c->bad || n > c->left / 21) /* name length, value, size, local: 21 bytes at least */
         return npk_snap_bad(r, "SYMS", "a count of %llu symbols does not fit the section",
                             (unsigned long long)n);
-    npk_machine tmp; /* only its symbol fields are used */
-    memset(&tmp, 0, sizeof tmp);
-    tmp.target = m->target;
     npk_status st = NPK_OK;
     for (uint64_t i = 0; i < n && st == NPK_OK; i++) {
         const char *s;
@@ -401,34 +399,40 @@ static npk_status restore_symbols(npk_snap_reader *r, npk_snap_cursor *c)
             st = npk_snap_bad(r, "SYMS", "symbol %llu is malformed", (unsigned long long)i);
         else if (r->apply) {
             char *name = malloc((size_t)len + 1);
-            if (!name) {
-                st = npk_fail(m, NPK_ERR_NOMEM, "out of memory for symbols");
-                break;
-            }
+            if (!name)
+                return npk_fail(m, NPK_ERR_NOMEM, "out of memory for symbols");
             memcpy(name, s, len);
             name[len] = '\0';
-            st = npk_symbol_add_elf(&tmp, name, value, size, local);
+            st = npk_symbol_add_elf(tmp, name, value, size, local);
             free(name);
+            if (st != NPK_OK)
+                return npk_fail(m, st, "%s", tmp->error);
         }
     }
-    if (st == NPK_OK)
-        st = npk_snap_section_done(r, "SYMS", c);
-    if (st == NPK_OK && r->apply) { /* swap the new table in */
-        npk_symbols_clear(m);
-        free(m->syms);
-        npk_name_free(&m->globals);
-        m->syms = tmp.syms;
-        m->n_syms = tmp.n_syms;
-        m->cap_syms = tmp.cap_syms;
-        m->globals = tmp.globals;
-        return NPK_OK;
-    }
-    if (tmp.error[0] && st != NPK_OK)
-        snprintf(m->error, sizeof m->error, "%s", tmp.error);
-    npk_symbols_clear(&tmp);
-    free(tmp.syms);
-    npk_name_free(&tmp.globals);
-    return st;
+    return st == NPK_OK ? npk_snap_section_done(r, "SYMS", c) : st;
+}
+
+static void symbols_free(npk_machine *tmp)
+{
+    npk_symbols_clear(tmp);
+    free(tmp->syms);
+    npk_name_free(&tmp->globals);
+}
+
+/* Swap the table built in tmp into m (and the old one into tmp, for symbols_free). */
+static void symbols_commit(npk_machine *m, npk_machine *tmp)
+{
+    npk_symbol_entry *syms = m->syms;
+    size_t n = m->n_syms, cap = m->cap_syms;
+    npk_name_index g = m->globals;
+    m->syms = tmp->syms;
+    m->n_syms = tmp->n_syms;
+    m->cap_syms = tmp->cap_syms;
+    m->globals = tmp->globals;
+    tmp->syms = syms;
+    tmp->n_syms = n;
+    tmp->cap_syms = cap;
+    tmp->globals = g;
 }
 
 /* ---- save -------------------------------------------------------------------------------- */
@@ -613,8 +617,10 @@ static npk_status check_info(npk_snap_reader *r, int *loaded)
     return NPK_OK;
 }
 
-/* One pass over every section: the dry run (apply 0) or the writing pass. */
-static npk_status pass(npk_snap_reader *r)
+/* One pass over every section: the dry run (apply 0) or the writing pass. In the writing
+ * pass the steps that can fail (building the symbol table, the target's allocations) come
+ * before anything is written; the statistics and the symbol table are put in last. */
+static npk_status pass(npk_snap_reader *r, npk_machine *tmp)
 {
     for (size_t i = 0; i < r->n_sec; i++)
         r->sec[i].used = 0;
@@ -623,11 +629,15 @@ static npk_status pass(npk_snap_reader *r)
     if (st != NPK_OK)
         return st;
     npk_snap_cursor c = {NULL, 0, 1};
-    /* symbols first: the only step that allocates, so a failure there changes nothing */
     if ((st = npk_snap_section_get(r, "SYMS", &c)) != NPK_OK ||
-        (st = restore_symbols(r, &c)) != NPK_OK)
+        (st = restore_symbols(r, &c, tmp)) != NPK_OK)
         return st;
-    if ((st = restore_stats(r)) != NPK_OK)
+    /* the statistics: checked now, written after the target */
+    int apply = r->apply;
+    r->apply = 0;
+    st = restore_stats(r);
+    r->apply = apply;
+    if (st != NPK_OK)
         return st;
     if ((st = r->m->target->snap_restore(r->m, r->m->state, r)) != NPK_OK)
         return st;
@@ -635,8 +645,14 @@ static npk_status pass(npk_snap_reader *r)
         if (!r->sec[i].used)
             return npk_fail(r->m, NPK_ERR_FORMAT, "%s: unexpected section '%.4s' in a %s "
                             "snapshot", r->name, r->sec[i].tag, r->m->target->name);
-    if (r->apply)
+    if (r->apply) {
+        for (size_t i = 0; i < r->n_sec; i++)
+            if (memcmp(r->sec[i].tag, "STAT", 4) == 0)
+                r->sec[i].used = 0;
+        restore_stats(r); /* checked above: cannot fail */
+        symbols_commit(r->m, tmp);
         r->m->loaded = loaded;
+    }
     return NPK_OK;
 }
 
@@ -647,13 +663,17 @@ static npk_status restore_named(npk_machine *m, const char *name, const void *da
         return npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: snapshots are not supported for this "
                         "target yet", m->target->name);
     npk_snap_reader r = {m, name, NULL, 0, 0};
+    npk_machine tmp; /* the new symbol table is built in its symbol fields */
+    memset(&tmp, 0, sizeof tmp);
+    tmp.target = m->target;
     npk_status st = parse(m, name, data, n, &r.sec, &r.n_sec);
     if (st == NPK_OK)
-        st = pass(&r);
+        st = pass(&r, &tmp);
     if (st == NPK_OK) {
         r.apply = 1;
-        st = pass(&r);
+        st = pass(&r, &tmp);
     }
+    symbols_free(&tmp); /* the old table after a commit, else the unused new one */
     free(r.sec);
     return st;
 }

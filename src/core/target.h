@@ -125,7 +125,8 @@ typedef struct npk_target {
      * appends the target's sections (registers, memories, timing state, extras) or fails
      * with a message (a state it cannot capture). snap_restore is called twice: first with
      * r->apply 0, when it must check every section it needs and write nothing, then with
-     * r->apply 1, when it writes them and must not fail (it may not allocate). */
+     * r->apply 1, when it writes them. In that pass it may fail only before it writes
+     * anything (allocating a new program image, say): the machine must stay as it was. */
     npk_status (*snap_save)(npk_machine *m, void *state, struct npk_snap_writer *w);
     npk_status (*snap_restore)(npk_machine *m, void *state, struct npk_snap_reader *r);
 } npk_target;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/snapshot.h"
 #include "targets/asm_image.h"
 #include "targets/opennpu/machine.h"
 
@@ -295,6 +296,115 @@ static npk_status onpu_assemble_hook(npk_machine *m, void *state, const char *so
     return npk_target_asm_image(m, errors, r, name, 4, image, size);
 }
 
+/* Snapshot sections (docs/snapshot.md): REGS pc; ARCH the register file, both LUT banks and
+ * P (whole arrays, as big as the largest configuration); PROG the program words (the decoded
+ * slots are rebuilt from them); MEM "mem"; TIME the tick model. */
+static npk_status onpu_snap_save(npk_machine *m, void *state, npk_snap_writer *w)
+{
+    onpu_state *s = state;
+    (void)m;
+    npk_snap_begin(w, "REGS");
+    npk_snap_u64(w, s->pc);
+    npk_snap_end(w);
+    npk_snap_begin(w, "ARCH");
+    npk_snap_bytes(w, s->rf, sizeof s->rf);
+    npk_snap_bytes(w, s->lut, sizeof s->lut);
+    for (size_t i = 0; i < ONPU_MAX_K * ONPU_MAX_K; i++)
+        npk_snap_u32(w, s->P[i]);
+    npk_snap_end(w);
+    npk_snap_begin(w, "PROG");
+    npk_snap_u64(w, s->n_words);
+    if (s->n_words)
+        npk_snap_bytes(w, s->image, (size_t)(4 * s->n_words));
+    npk_snap_end(w);
+    npk_snap_mem(w, "mem", s->mem, s->cfg.mem_size);
+    npk_snap_begin(w, "TIME");
+    for (unsigned r = 0; r < ONPU_MAX_L; r++)
+        npk_snap_u64(w, s->ready[r]);
+    npk_snap_u64(w, s->next_issue);
+    npk_snap_u64(w, s->block_t0);
+    npk_snap_u8(w, (uint8_t)(s->block_open != 0));
+    npk_snap_u64(w, s->ticks);
+    npk_snap_end(w);
+    return NPK_OK;
+}
+
+static npk_status onpu_snap_restore(npk_machine *m, void *state, npk_snap_reader *r)
+{
+    onpu_state *s = state;
+    npk_snap_cursor c = {NULL, 0, 1}, arch = {NULL, 0, 1}, prog = {NULL, 0, 1};
+    npk_status st = npk_snap_section_get(r, "REGS", &c);
+    if (st != NPK_OK)
+        return st;
+    uint64_t pc = npk_snap_get_u64(&c);
+    if ((st = npk_snap_section_done(r, "REGS", &c)) != NPK_OK)
+        return st;
+    if ((st = npk_snap_section_get(r, "ARCH", &arch)) != NPK_OK)
+        return st;
+    if (arch.left != sizeof s->rf + sizeof s->lut + sizeof s->P)
+        return npk_snap_bad(r, "ARCH", "%llu bytes, not %zu", (unsigned long long)arch.left,
+                            sizeof s->rf + sizeof s->lut + sizeof s->P);
+    if ((st = npk_snap_section_get(r, "PROG", &prog)) != NPK_OK)
+        return st;
+    uint64_t words = npk_snap_get_u64(&prog);
+    if (prog.bad || prog.left / 4 != words || prog.left % 4)
+        return npk_snap_bad(r, "PROG", "the word count does not match the section's length");
+    if (pc > words)
+        return npk_snap_bad(r, "REGS", "pc %llu is past the end of the %llu-word program",
+                            (unsigned long long)pc, (unsigned long long)words);
+    /* the memory is checked now, written after the allocation below */
+    if (!r->apply &&
+        (st = npk_snap_mem_restore(r, "mem", s->mem, s->cfg.mem_size, NULL, NULL)) != NPK_OK)
+        return st;
+    if ((st = npk_snap_section_get(r, "TIME", &c)) != NPK_OK)
+        return st;
+    uint64_t ready[ONPU_MAX_L];
+    for (unsigned i = 0; i < ONPU_MAX_L; i++)
+        ready[i] = npk_snap_get_u64(&c);
+    uint64_t next = npk_snap_get_u64(&c), t0 = npk_snap_get_u64(&c);
+    uint8_t open = npk_snap_get_u8(&c);
+    uint64_t ticks = npk_snap_get_u64(&c);
+    if ((st = npk_snap_section_done(r, "TIME", &c)) != NPK_OK)
+        return st;
+    if (open > 1)
+        return npk_snap_bad(r, "TIME", "block flag %u is not 0 or 1", open);
+    if (!r->apply)
+        return NPK_OK;
+
+    /* the one allocation, before anything is written */
+    size_t n = (size_t)(4 * words);
+    uint8_t *image = malloc(n ? n : 1);
+    onpu_slot *slots = malloc((words ? (size_t)words : 1) * sizeof *slots);
+    if (!image || !slots) {
+        free(image);
+        free(slots);
+        return npk_fail(m, NPK_ERR_NOMEM, "opennpu: out of memory for a %llu-word program",
+                        (unsigned long long)words);
+    }
+    npk_snap_mem_restore(r, "mem", s->mem, s->cfg.mem_size, NULL, NULL); /* checked */
+    npk_snap_get_bytes(&prog, image, n);
+    for (size_t i = 0; i < words; i++)
+        onpu_slot_fill(s, image_word(image + 4 * i), &slots[i]);
+    free(s->image);
+    free(s->slots);
+    s->image = image;
+    s->slots = slots;
+    s->n_words = words;
+    s->spaces[ONPU_SP_PROG].data = image;
+    s->spaces[ONPU_SP_PROG].info.size = n;
+    s->pc = pc;
+    npk_snap_get_bytes(&arch, s->rf, sizeof s->rf);
+    npk_snap_get_bytes(&arch, s->lut, sizeof s->lut);
+    for (size_t i = 0; i < ONPU_MAX_K * ONPU_MAX_K; i++)
+        s->P[i] = npk_snap_get_u32(&arch);
+    memcpy(s->ready, ready, sizeof ready);
+    s->next_issue = next;
+    s->block_t0 = t0;
+    s->block_open = open;
+    s->ticks = ticks;
+    return NPK_OK;
+}
+
 const npk_target npk_target_opennpu = {
     .name = "opennpu",
     .summary = "32-bit vector/matrix NPU (byte-planar VX/VE/VR register file, K x K int8 MMA, "
@@ -330,4 +440,6 @@ const npk_target npk_target_opennpu = {
     .n_units = ONPU_N_UNITS,
     .extras = extras,
     .n_extras = ONPU_N_EXTRAS,
+    .snap_save = onpu_snap_save,
+    .snap_restore = onpu_snap_restore,
 };
