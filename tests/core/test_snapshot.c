@@ -38,6 +38,8 @@ static void add(text *t, const char *fmt, ...)
 
 static void add(text *t, const char *fmt, ...)
 {
+    if (!t->s && !(t->s = calloc(t->cap = 256, 1)))
+        abort();
     for (;;) {
         va_list ap;
         va_start(ap, fmt);
