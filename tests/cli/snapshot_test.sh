@@ -78,6 +78,7 @@ expect 125 "missing.npks: cannot open" -- "$NPK" run --load-state missing.npks
 expect 125 "--save-state half.npks would overwrite the input half.npks" -- "$NPK" run --load-state half.npks --save-state half.npks
 expect 125 "--save-state p.s would overwrite the input p.s" -- "$NPK" run -t rvnpu p.s --save-state p.s
 expect 125 "--trace and --save-state both name" -- "$NPK" run -t rvnpu p.s --trace=x --save-state x
+expect 125 "--stats-output and --save-state both write standard output" -- "$NPK" run -t rvnpu p.s --stats=json --save-state -
 # a state the target cannot capture: the run's results stand, the status says an output failed
 mkdir root && echo hi >root/f
 cat >open.s <<'PROG'
