@@ -209,18 +209,33 @@ NPK_API npk_status npk_mem_read(npk_machine *m, const char *space, uint64_t addr
 NPK_API npk_status npk_mem_write(npk_machine *m, const char *space, uint64_t addr, const void *buf,
                                  size_t n);
 
-/* Scalar registers by name ("pc", "r3", "x5", "a0", ...); at most 64 bits. */
+/* The architectural registers by the names the target's spec uses ("pc", "a0", "fcsr",
+ * "acc", "vreg2", "pe[1][0].w", ...); docs/state.md lists every target's names, and
+ * `npukit info -t T` prints them with their widths. Names match without regard to case. */
 typedef struct npk_reg_info {
     const char *name;
-    unsigned bits;
+    unsigned bits;          /* width; wider than 64 bits: use npk_reg_read_bytes */
+    unsigned flags;         /* NPK_REG_* */
 } npk_reg_info;
+/* The register is read-only: npk_reg_write and npk_reg_write_bytes refuse it
+ * (NPK_ERR_UNSUPPORTED, "TARGET: NAME is read-only: ..."). */
+#define NPK_REG_READONLY 1u
 
 NPK_API size_t npk_reg_count(const npk_machine *m);
 NPK_API const npk_reg_info *npk_reg(const npk_machine *m, size_t i);
 /* Does register i (npk_reg order) hold an IEEE binary32 value (rvnpu f0..f31)? */
 NPK_API int npk_reg_is_f32(const npk_machine *m, size_t i);
+/* A register of at most 64 bits as a number. A wider one is NPK_ERR_RANGE (use the bytes
+ * calls); a value with bits set above the register's width is NPK_ERR_RANGE. */
 NPK_API npk_status npk_reg_read(npk_machine *m, const char *name, uint64_t *value);
 NPK_API npk_status npk_reg_write(npk_machine *m, const char *name, uint64_t value);
+/* Any register as bytes, little-endian: bit b of the register is bit b%8 of byte b/8. `n`
+ * must be exactly (bits + 7) / 8 (else NPK_ERR_ARG, naming the size); a write with bits set
+ * above the width in the last byte is NPK_ERR_RANGE. For registers of 64 bits or fewer these
+ * are the same as npk_reg_read/npk_reg_write. */
+NPK_API npk_status npk_reg_read_bytes(npk_machine *m, const char *name, void *buf, size_t n);
+NPK_API npk_status npk_reg_write_bytes(npk_machine *m, const char *name, const void *buf,
+                                       size_t n);
 
 /* Symbols from the loaded ELF or assembly (labels, .equ names). A global or weak symbol is
  * preferred over local ones; several local symbols of one name and no global one is an

@@ -131,9 +131,21 @@ int npk_cmd_info(int argc, char **argv)
         const npk_space_info *s = npk_space(m, i);
         printf("  %-10s %10llu bytes  %s\n", s->name, (unsigned long long)s->size, s->summary);
     }
-    printf("\nregisters:");
-    for (size_t i = 0; i < npk_reg_count(m); i++)
-        printf("%s%s", i % 12 ? " " : "\n  ", npk_reg(m, i)->name);
+    /* NAME:BITS, read-only ones marked; rows of whole entries up to 96 columns */
+    printf("\nregisters (NAME:BITS, * read-only; docs/state.md):");
+    size_t col = 96;
+    for (size_t i = 0; i < npk_reg_count(m); i++) {
+        const npk_reg_info *r = npk_reg(m, i);
+        char e[160];
+        int len = snprintf(e, sizeof e, "%s:%u%s", r->name, r->bits,
+                           r->flags & NPK_REG_READONLY ? "*" : "");
+        if (col + 1 + (size_t)len > 96) {
+            printf("\n ");
+            col = 1;
+        }
+        printf(" %s", e);
+        col += 1 + (size_t)len;
+    }
     npk_stats stats;
     npk_stats_get(m, &stats);
     printf("\n\nunits:");

@@ -591,14 +591,29 @@ static int finish_sink(npk_machine *m, npk_status st, FILE *f, const char *path)
     return f != stderr && f != stdout && npk_close_output(f, name) != 0;
 }
 
+/* Four registers a line; a register wider than 64 bits on a line of its own, as one hex
+ * number (most significant byte first). */
 static void print_regs(npk_machine *m, FILE *out)
 {
-    size_t n = npk_reg_count(m);
+    size_t n = npk_reg_count(m), col = 0;
     for (size_t i = 0; i < n; i++) {
         const npk_reg_info *r = npk_reg(m, i);
         uint64_t v = 0;
+        if (r->bits > 64) {
+            uint8_t b[1024];
+            size_t nb = (r->bits + 7) / 8;
+            if (nb > sizeof b || npk_reg_read_bytes(m, r->name, b, nb) != NPK_OK)
+                continue;
+            fprintf(out, "%s%-6s 0x", col ? "\n" : "", r->name);
+            for (size_t k = nb; k-- > 0;)
+                fprintf(out, "%02x", b[k]);
+            fprintf(out, "\n");
+            col = 0;
+            continue;
+        }
         npk_reg_read(m, r->name, &v);
-        int last = i % 4 == 3 || i + 1 == n;
+        int last = col == 3 || i + 1 == n;
+        col = last ? 0 : col + 1;
         fprintf(out, "%-6s 0x%0*llx", r->name, (int)((r->bits + 3) / 4), (unsigned long long)v);
         if (npk_reg_is_f32(m, i)) {
             /* the binary32 value too, as --dump ...:f32 prints it */

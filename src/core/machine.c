@@ -727,18 +727,115 @@ static npk_status find_reg(npk_machine *m, const char *name, size_t *idx)
     return npk_fail(m, NPK_ERR_ARG, "%s: no register '%s'", m->target->name, name);
 }
 
+static const npk_reg_info *reg_info(const npk_machine *m, size_t i)
+{
+    const npk_reg_info *list;
+    m->target->regs(m->state, &list);
+    return &list[i];
+}
+
+static npk_status check_writable(npk_machine *m, const npk_reg_info *r)
+{
+    if (r->flags & NPK_REG_READONLY)
+        return npk_fail(m, NPK_ERR_UNSUPPORTED,
+                        "%s: %s is read-only: the program's state cannot be set through it",
+                        m->target->name, r->name);
+    return NPK_OK;
+}
+
 npk_status npk_reg_read(npk_machine *m, const char *name, uint64_t *value)
 {
     size_t i = 0;
     npk_status st = find_reg(m, name, &i);
-    return st != NPK_OK ? st : m->target->reg_read(m, m->state, i, value);
+    if (st != NPK_OK)
+        return st;
+    const npk_reg_info *r = reg_info(m, i);
+    if (r->bits > 64)
+        return npk_fail(m, NPK_ERR_RANGE,
+                        "%s: %s is %u bits wide; read it with npk_reg_read_bytes",
+                        m->target->name, r->name, r->bits);
+    return m->target->reg_read(m, m->state, i, value);
 }
 
 npk_status npk_reg_write(npk_machine *m, const char *name, uint64_t value)
 {
     size_t i = 0;
     npk_status st = find_reg(m, name, &i);
-    return st != NPK_OK ? st : m->target->reg_write(m, m->state, i, value);
+    if (st != NPK_OK)
+        return st;
+    const npk_reg_info *r = reg_info(m, i);
+    if (r->bits > 64)
+        return npk_fail(m, NPK_ERR_RANGE,
+                        "%s: %s is %u bits wide; write it with npk_reg_write_bytes",
+                        m->target->name, r->name, r->bits);
+    if ((st = check_writable(m, r)) != NPK_OK)
+        return st;
+    if (r->bits < 64 && value >> r->bits)
+        return npk_fail(m, NPK_ERR_RANGE, "%s: %s is %u bits wide; 0x%llx does not fit",
+                        m->target->name, r->name, r->bits, (unsigned long long)value);
+    return m->target->reg_write(m, m->state, i, value);
+}
+
+static npk_status reg_bytes(npk_machine *m, const char *name, size_t n, size_t *i,
+                            const npk_reg_info **r)
+{
+    npk_status st = find_reg(m, name, i);
+    if (st != NPK_OK)
+        return st;
+    *r = reg_info(m, *i);
+    size_t want = ((size_t)(*r)->bits + 7) / 8;
+    if (n != want)
+        return npk_fail(m, NPK_ERR_ARG, "%s: %s is %u bits wide: %zu bytes, not %zu",
+                        m->target->name, (*r)->name, (*r)->bits, want, n);
+    return NPK_OK;
+}
+
+npk_status npk_reg_read_bytes(npk_machine *m, const char *name, void *buf, size_t n)
+{
+    size_t i = 0;
+    const npk_reg_info *r = NULL;
+    npk_status st = reg_bytes(m, name, n, &i, &r);
+    if (st != NPK_OK)
+        return st;
+    uint8_t *out = buf;
+    if (r->bits > 64) {
+        if (!m->target->reg_read_bytes)
+            return npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: %s cannot be read", m->target->name,
+                            r->name);
+        return m->target->reg_read_bytes(m, m->state, i, out);
+    }
+    uint64_t v = 0;
+    if ((st = m->target->reg_read(m, m->state, i, &v)) != NPK_OK)
+        return st;
+    for (size_t k = 0; k < n; k++)
+        out[k] = (uint8_t)(v >> 8 * k);
+    return NPK_OK;
+}
+
+npk_status npk_reg_write_bytes(npk_machine *m, const char *name, const void *buf, size_t n)
+{
+    size_t i = 0;
+    const npk_reg_info *r = NULL;
+    npk_status st = reg_bytes(m, name, n, &i, &r);
+    if (st != NPK_OK)
+        return st;
+    if ((st = check_writable(m, r)) != NPK_OK)
+        return st;
+    const uint8_t *in = buf;
+    if (r->bits % 8 && in[n - 1] >> r->bits % 8)
+        return npk_fail(m, NPK_ERR_RANGE,
+                        "%s: %s is %u bits wide; byte %zu (0x%02x) sets bits above it",
+                        m->target->name, r->name, r->bits, n - 1, in[n - 1]);
+    if (r->bits > 64) {
+        if (!m->target->reg_write_bytes)
+            return npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: %s cannot be written",
+                            m->target->name, r->name);
+        return m->target->reg_write_bytes(m, m->state, i, in);
+    }
+    uint64_t v = 0;
+    for (size_t k = 0; k < n; k++)
+        v |= (uint64_t)in[k] << 8 * k;
+    return m->target->reg_write(m, m->state, i, v);
 }
 
 size_t npk_insn_bytes(const npk_machine *m)

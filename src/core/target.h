@@ -93,12 +93,19 @@ typedef struct npk_target {
                              void *buf, size_t n);
     npk_status (*space_write)(npk_machine *m, void *state, size_t space, uint64_t addr,
                               const void *buf, size_t n);
+    /* The register list; flags NPK_REG_READONLY makes the core refuse writes, so the
+     * target's reg_write never sees them. */
     size_t (*regs)(void *state, const npk_reg_info **list);
     /* Registers f32_reg_first .. + f32_reg_count - 1 of that list hold IEEE binary32 values
      * (npk_reg_is_f32); 0 and 0 for none. */
     size_t f32_reg_first, f32_reg_count;
     npk_status (*reg_read)(npk_machine *m, void *state, size_t reg, uint64_t *value);
     npk_status (*reg_write)(npk_machine *m, void *state, size_t reg, uint64_t value);
+    /* Registers wider than 64 bits, as (bits + 7) / 8 little-endian bytes; the core has
+     * checked the size, the read-only flag and the unused top bits. Needed only by a target
+     * with such registers (reg_read/reg_write are never called for them). */
+    npk_status (*reg_read_bytes)(npk_machine *m, void *state, size_t reg, uint8_t *buf);
+    npk_status (*reg_write_bytes)(npk_machine *m, void *state, size_t reg, const uint8_t *buf);
 
     /* Statistics names: mnemonics (index = the id used in retire events), units, extras. */
     const char *const *mnemonics;

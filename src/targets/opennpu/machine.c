@@ -12,7 +12,7 @@ static const char *const extras[ONPU_N_EXTRAS] = {
     "stall_ticks", "mma_feeds", "mma_util_permille", "mem_bytes_loaded", "mem_bytes_stored",
     "traps"};
 
-static const npk_reg_info regs[] = {{"pc", 64}};
+static const npk_reg_info regs[] = {{"pc", 64, 0}};
 
 #define LEGAL_KEYS "test, top, N=8, L=4..32 (multiple of 4), K=4..64 (power of two), " \
                    "mem_size=1..4G, mem_latency=1..65535"

@@ -22,8 +22,8 @@ static const char *const extras[PCCX_N_EXTRAS] = {
 static const char *const units[PCCX_N_UNITS] = {"memset", "mem", "gemv", "gemm", "cvo",
                                                 "port_b", "front_end"};
 
-static const npk_reg_info regs[] = {{"pc", 64}, {"emax", 32}, {"status", 64}, {"window", 64},
-                                    {"issued", 64}, {"host_clock", 64}};
+static const npk_reg_info regs[] = {{"pc", 64, 0}, {"emax", 32, 0}, {"status", 64, 0}, {"window", 64, 0},
+                                    {"issued", 64, 0}, {"host_clock", 64, 0}};
 enum { REG_PC, REG_EMAX, REG_STATUS, REG_WINDOW, REG_ISSUED, REG_HOST_CLOCK };
 
 /* ---- timing parameters as settings ---------------------------------------------------------- */

@@ -28,16 +28,29 @@ static const struct {
     [LAT_TAKEN] = {"lat_taken", 1},
 };
 
-/* Register list: pc, the x registers by ABI name, the f registers, then a few CSRs. */
-enum { REG_PC = 0, REG_X = 1, REG_F = 33, REG_FCSR = 65, REG_MSTATUS, REG_MTVEC, REG_MEPC,
-       REG_MCAUSE, REG_MTVAL, REG_MINSTRET, N_REGS };
-static const npk_reg_info reg_table[N_REGS] = {
-    {"pc", 32},
-#define RVNPU_XREG(num, abi) {abi, 32},
-#define RVNPU_FREG(num, abi) {abi, 32},
+/* Register list (docs/state.md): pc, the x registers by ABI name, the f registers, every CSR
+ * of spec §11.3 by its name (mcycle and minstret as the whole 64-bit counters), then the NPU
+ * state of §2: acc, facc and vreg[0..3] as v0..v3 (their assembly names, §10). */
+/* fflags, frm and fcsr are as wide as what they hold; misa, mie and mip ignore writes (§11.3),
+ * so the backdoor refuses them like the read-only ones rather than drop a value silently */
+#define CSR_BITS(a) ((a) == 0x001 ? 5u : (a) == 0x002 ? 3u : (a) == 0x003 ? 8u \
+                     : (a) == 0xB00 || (a) == 0xB02 ? 64u : 32u)
+#define CSR_FLAGS(a, w) (!(w) || (a) == 0x301 || (a) == 0x304 || (a) == 0x344 ? NPK_REG_READONLY : 0u)
+enum { REG_PC = 0, REG_X = 1, REG_F = 33, REG_CSR = 65 };
+static const uint16_t csr_addr[] = {
+#define RVNPU_CSR(name, addr, writable) addr,
 #include "targets/rvnpu/isa.def"
-    {"fcsr", 32}, {"mstatus", 32}, {"mtvec", 32}, {"mepc", 32}, {"mcause", 32}, {"mtval", 32},
-    {"minstret", 64},
+};
+#define N_CSRS (sizeof csr_addr / sizeof csr_addr[0])
+enum { REG_ACC = REG_CSR + N_CSRS, REG_FACC, REG_VREG, N_REGS = REG_VREG + 4 };
+static const npk_reg_info reg_table[N_REGS] = {
+    {"pc", 32, 0},
+#define RVNPU_XREG(num, abi) {abi, 32, (num) == 0 ? NPK_REG_READONLY : 0u},
+#define RVNPU_FREG(num, abi) {abi, 32, 0},
+#define RVNPU_CSR(name, addr, writable) {name, CSR_BITS(addr), CSR_FLAGS(addr, writable)},
+#include "targets/rvnpu/isa.def"
+    {"acc", 64, 0}, {"facc", 64, 0},
+    {"v0", 32, 0}, {"v1", 32, 0}, {"v2", 32, 0}, {"v3", 32, 0},
 };
 
 /* ---- the NPU's view of the bus -------------------------------------------------------------- */
@@ -389,40 +402,68 @@ static npk_status rvnpu_reg_read(npk_machine *m, void *state, size_t i, uint64_t
 {
     rvnpu_state *s = state;
     (void)m;
-    if (i == REG_PC)
+    if (i == REG_PC) {
         *v = s->pc;
-    else if (i < REG_F)
+    } else if (i < REG_F) {
         *v = s->x[i - REG_X];
-    else if (i < REG_FCSR)
+    } else if (i < REG_CSR) {
         *v = s->f[i - REG_F];
-    else if (i == REG_MINSTRET)
-        *v = s->retired + s->instret_base;
-    else {
-        static const unsigned addr[] = {0x003, 0x300, 0x305, 0x341, 0x342, 0x343};
-        *v = rvnpu_csr_read(s, addr[i - REG_FCSR]);
+    } else if (i == REG_ACC) {
+        *v = s->npu.acc;
+    } else if (i == REG_FACC) {
+        *v = s->npu.facc;
+    } else if (i >= REG_VREG) {
+        const int8_t *e = s->npu.vreg[i - REG_VREG];
+        *v = (uint32_t)(uint8_t)e[0] | (uint32_t)(uint8_t)e[1] << 8 |
+             (uint32_t)(uint8_t)e[2] << 16 | (uint32_t)(uint8_t)e[3] << 24;
+    } else {
+        unsigned a = csr_addr[i - REG_CSR];
+        if (a == 0xB00)
+            *v = s->retired + s->cycle_base;
+        else if (a == 0xB02)
+            *v = s->retired + s->instret_base;
+        else
+            *v = rvnpu_csr_read(s, a);
     }
     return NPK_OK;
 }
 
+/* The core has refused read-only registers and values wider than the register. */
 static npk_status rvnpu_reg_write(npk_machine *m, void *state, size_t i, uint64_t v)
 {
     rvnpu_state *s = state;
-    if (i != REG_MINSTRET && v > UINT32_MAX)
-        return npk_fail(m, NPK_ERR_RANGE, "rvnpu: %s is 32 bits wide; 0x%llx does not fit",
-                        reg_table[i].name, (unsigned long long)v);
     uint32_t w = (uint32_t)v;
-    if (i == REG_PC)
+    if (i == REG_PC) {
         s->pc = w;
-    else if (i < REG_F) {
+    } else if (i < REG_F) {
         s->x[i - REG_X] = w;
         s->x[0] = 0;
-    } else if (i < REG_FCSR)
+    } else if (i < REG_CSR) {
         s->f[i - REG_F] = w;
-    else if (i == REG_MINSTRET)
-        s->instret_base = v - s->retired;
-    else {
-        static const unsigned addr[] = {0x003, 0x300, 0x305, 0x341, 0x342, 0x343};
-        rvnpu_csr_write(s, addr[i - REG_FCSR], w);
+    } else if (i == REG_ACC) {
+        s->npu.acc = v;
+    } else if (i == REG_FACC) {
+        if ((v & 0x7FF0000000000000u) == 0x7FF0000000000000u && (v << 12) &&
+            v != 0x7FF8000000000000u)
+            return npk_fail(m, NPK_ERR_RANGE, "rvnpu: facc 0x%016llx is a NaN other than the "
+                            "canonical 0x7ff8000000000000, the only NaN facc holds (spec §2)",
+                            (unsigned long long)v);
+        s->npu.facc = v;
+    } else if (i >= REG_VREG) {
+        for (unsigned j = 0; j < 4; j++)
+            s->npu.vreg[i - REG_VREG][j] = (int8_t)(uint8_t)(w >> 8 * j);
+    } else {
+        /* the counters take the value for what a read sees now (a CSR instruction's write is
+         * what the next instruction sees, §11.3, which rvnpu_csr_write implements) */
+        unsigned a = csr_addr[i - REG_CSR];
+        uint64_t *base = a == 0xB00 || a == 0xB80 ? &s->cycle_base
+                         : a == 0xB02 || a == 0xB82 ? &s->instret_base : NULL;
+        if (a == 0xB00 || a == 0xB02)
+            *base = v - s->retired;
+        else if (base)
+            *base = (((s->retired + *base) & 0xFFFFFFFFu) | (uint64_t)w << 32) - s->retired;
+        else
+            rvnpu_csr_write(s, a, w);
     }
     return NPK_OK;
 }

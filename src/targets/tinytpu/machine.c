@@ -33,7 +33,7 @@ static const char *const extras[TT_N_EXTRAS] = {
 enum { R_CYCLE, R_WP, R_GPTR, R_MODE, N_REGS };
 /* cycle: cycles done (the next one is cycle + 1); wp: the append pointer (A6.2); gptr and
  * mode: the GD write-back pointer and mode (0 bias, 1 weight, A6.3) */
-static const npk_reg_info regs[N_REGS] = {{"cycle", 64}, {"wp", 32}, {"gptr", 16}, {"mode", 1}};
+static const npk_reg_info regs[N_REGS] = {{"cycle", 64, 0}, {"wp", 32, 0}, {"gptr", 16, 0}, {"mode", 1, 0}};
 
 void tt_reset_state(tt_state *s)
 {

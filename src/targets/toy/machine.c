@@ -11,8 +11,8 @@
 static const char *const extras[TOY_N_EXTRAS] = {"loads", "stores", "taken_branches",
                                                  "stall_cycles"};
 
-static const npk_reg_info regs[] = {{"pc", 32}, {"r0", 32}, {"r1", 32}, {"r2", 32}, {"r3", 32},
-                                    {"r4", 32}, {"r5", 32}, {"r6", 32}, {"r7", 32}};
+static const npk_reg_info regs[] = {{"pc", 32, 0}, {"r0", 32, 0}, {"r1", 32, 0}, {"r2", 32, 0}, {"r3", 32, 0},
+                                    {"r4", 32, 0}, {"r5", 32, 0}, {"r6", 32, 0}, {"r7", 32, 0}};
 
 #define TOY_MEM_DEFAULT (64u * 1024u)
 #define TOY_MEM_MAX (16u * 1024u * 1024u)
