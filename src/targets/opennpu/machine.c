@@ -1,5 +1,6 @@
 /* opennpu machine: configuration (spec §2), state and reset (§3), program loading, backdoor
  * spaces for --load/--dump (§9) and the target's registration record. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -12,7 +13,6 @@ static const char *const extras[ONPU_N_EXTRAS] = {
     "stall_ticks", "mma_feeds", "mma_util_permille", "mem_bytes_loaded", "mem_bytes_stored",
     "traps"};
 
-static const npk_reg_info regs[] = {{"pc", 64, 0}};
 
 #define LEGAL_KEYS "test, top, N=8, L=4..32 (multiple of 4), K=4..64 (power of two), " \
                    "mem_size=1..4G, mem_latency=1..65535"
@@ -88,6 +88,31 @@ static void set_space(onpu_state *s, onpu_space i, const char *name, uint64_t si
     s->spaces[i] = (npk_memspace){{name, size, summary}, data};
 }
 
+/* Registers by the spec's assembly names (§7.4) and P's rows as P[i] (§3.3); each holds all
+ * K lanes, lane k at bits k*W (W = 8, 16, 32). */
+static void add_reg(onpu_state *s, const char *prefix, unsigned i, const char *suffix,
+                    unsigned bits)
+{
+    char *name = s->reg_names[s->n_regs];
+    snprintf(name, sizeof s->reg_names[0], "%s%u%s", prefix, i, suffix);
+    s->reg_list[s->n_regs++] = (npk_reg_info){name, bits, 0};
+}
+
+static void build_regs(onpu_state *s)
+{
+    unsigned K = s->cfg.K, L = s->cfg.L;
+    s->reg_list[0] = (npk_reg_info){"pc", 64, 0};
+    s->n_regs = 1;
+    for (unsigned i = 0; i < L; i++)
+        add_reg(s, "vx", i, "", 8 * K);
+    for (unsigned i = 0; i < L / 2; i++)
+        add_reg(s, "ve", i, "", 16 * K);
+    for (unsigned i = 0; i < L / 4; i++)
+        add_reg(s, "vr", i, "", 32 * K);
+    for (unsigned i = 0; i < K; i++)
+        add_reg(s, "P[", i, "]", 32 * K);
+}
+
 static npk_status onpu_create(npk_machine *m, const npk_config *cfg_in, void **out)
 {
     onpu_cfg c;
@@ -119,6 +144,7 @@ static npk_status onpu_create(npk_machine *m, const npk_config *cfg_in, void **o
               "MMA accumulator P: P[i][j] as 32-bit LE at (i*K+j)*4", NULL);
     npk_config_describe(m, "N=8,L=%u,K=%u,mem_size=%llu,mem_latency=%u", c.L, c.K,
                         (unsigned long long)c.mem_size, c.mem_latency);
+    build_regs(s);
     onpu_reset(m, s);
     *out = s;
     return NPK_OK;
@@ -247,24 +273,84 @@ static size_t onpu_spaces(void *state, npk_memspace **list)
 
 static size_t onpu_regs(void *state, const npk_reg_info **list)
 {
-    (void)state;
-    *list = regs;
-    return sizeof regs / sizeof regs[0];
+    onpu_state *s = state;
+    *list = s->reg_list;
+    return s->n_regs;
+}
+
+/* Register i (> 0) as bytes: its class (0 VX, 1 VE, 2 VR, 3 a row of P) and number. */
+static void reg_class(const onpu_state *s, size_t i, unsigned *cls, unsigned *num)
+{
+    unsigned L = s->cfg.L;
+    i -= 1;
+    if (i < L)
+        *cls = 0, *num = (unsigned)i;
+    else if ((i -= L) < L / 2)
+        *cls = 1, *num = (unsigned)i;
+    else if ((i -= L / 2) < L / 4)
+        *cls = 2, *num = (unsigned)i;
+    else
+        *cls = 3, *num = (unsigned)(i - L / 4);
+}
+
+static npk_status onpu_reg_read_bytes(npk_machine *m, void *state, size_t i, uint8_t *buf)
+{
+    onpu_state *s = state;
+    unsigned cls, num, K = s->cfg.K;
+    (void)m;
+    reg_class(s, i, &cls, &num);
+    for (unsigned k = 0; k < K; k++) {
+        uint32_t v = cls == 3 ? s->P[num * K + k] : onpu_lane_get(s, cls, num, k);
+        unsigned w = cls == 3 ? 4 : 1u << cls;
+        for (unsigned b = 0; b < w; b++)
+            buf[k * w + b] = (uint8_t)(v >> 8 * b);
+    }
+    return NPK_OK;
+}
+
+static npk_status onpu_reg_write_bytes(npk_machine *m, void *state, size_t i, const uint8_t *buf)
+{
+    onpu_state *s = state;
+    unsigned cls, num, K = s->cfg.K;
+    (void)m;
+    reg_class(s, i, &cls, &num);
+    for (unsigned k = 0; k < K; k++) {
+        unsigned w = cls == 3 ? 4 : 1u << cls;
+        uint32_t v = 0;
+        for (unsigned b = 0; b < w; b++)
+            v |= (uint32_t)buf[k * w + b] << 8 * b;
+        if (cls == 3)
+            s->P[num * K + k] = v;
+        else
+            onpu_lane_set(s, cls, num, k, v);
+    }
+    return NPK_OK;
 }
 
 static npk_status onpu_reg_read(npk_machine *m, void *state, size_t i, uint64_t *v)
 {
     onpu_state *s = state;
-    (void)m;
-    (void)i;
-    *v = s->pc;
+    if (i == 0) {
+        *v = s->pc;
+        return NPK_OK;
+    }
+    uint8_t b[8];
+    onpu_reg_read_bytes(m, state, i, b);
+    *v = 0;
+    for (unsigned k = 0; k < (s->reg_list[i].bits + 7) / 8; k++)
+        *v |= (uint64_t)b[k] << 8 * k;
     return NPK_OK;
 }
 
 static npk_status onpu_reg_write(npk_machine *m, void *state, size_t i, uint64_t v)
 {
     onpu_state *s = state;
-    (void)i;
+    if (i > 0) {
+        uint8_t b[8];
+        for (unsigned k = 0; k < 8; k++)
+            b[k] = (uint8_t)(v >> 8 * k);
+        return onpu_reg_write_bytes(m, state, i, b);
+    }
     if (v > s->n_words)
         return npk_fail(m, NPK_ERR_RANGE, "opennpu: pc %llu is past the end of the %llu-word "
                         "program", (unsigned long long)v, (unsigned long long)s->n_words);
@@ -434,6 +520,8 @@ const npk_target npk_target_opennpu = {
     .regs = onpu_regs,
     .reg_read = onpu_reg_read,
     .reg_write = onpu_reg_write,
+    .reg_read_bytes = onpu_reg_read_bytes,
+    .reg_write_bytes = onpu_reg_write_bytes,
     .mnemonics = onpu_mnemonics,
     .n_mnemonics = ONPU_N_OPS,
     .units = onpu_unit_names,

@@ -54,6 +54,10 @@ typedef struct onpu_state {
     int block_open;
     uint64_t ticks;                             /* largest completion tick so far */
     npk_memspace spaces[ONPU_N_SPACES];
+    /* the register list (docs/state.md): pc, vx0.., ve0.., vr0.., P[0].. (rows of P) */
+    npk_reg_info reg_list[1 + ONPU_MAX_L + ONPU_MAX_L / 2 + ONPU_MAX_L / 4 + ONPU_MAX_K];
+    char reg_names[1 + ONPU_MAX_L + ONPU_MAX_L / 2 + ONPU_MAX_L / 4 + ONPU_MAX_K][16];
+    size_t n_regs;
 } onpu_state;
 
 /* Decode word w into a slot for the state's configuration (timing row masks included). */
