@@ -11,6 +11,7 @@
 #include "core/machine.h"
 #include "num/num.h"
 #include "targets/tinytpu/machine.h"
+#include "targets/tinytpu/regs.h"
 
 #define LEGAL_KEYS                                                                               \
     "lanes=2..256, ub_words=1..32768 (65536 for lanes >= 3), lr=Q8.8, reset_at=K[:K...], "      \
@@ -30,10 +31,6 @@ static const char *const extras[TT_N_EXTRAS] = {
     "ub_writes", "host_writes", "vpu_writes", "gd_writes", "macs", "read_beats", "issues",
     "reset_cycles"};
 
-enum { R_CYCLE, R_WP, R_GPTR, R_MODE, N_REGS };
-/* cycle: cycles done (the next one is cycle + 1); wp: the append pointer (A6.2); gptr and
- * mode: the GD write-back pointer and mode (0 bias, 1 weight, A6.3) */
-static const npk_reg_info regs[N_REGS] = {{"cycle", 64, 0}, {"wp", 32, 0}, {"gptr", 16, 0}, {"mode", 1, 0}};
 
 void tt_reset_state(tt_state *s)
 {
@@ -101,6 +98,7 @@ static void tt_destroy(void *state)
     free(s->reset_at);
     free(s->vcd_path);
     free(s->ub);
+    tt_regs_free(s->regs);
     if (s->pe != s->pe2)
         free(s->pe);
     free(s);
@@ -371,36 +369,17 @@ static npk_status tt_space_write(npk_machine *m, void *state, size_t space, uint
 
 static size_t tt_regs(void *state, const npk_reg_info **list)
 {
-    (void)state;
-    *list = regs;
-    return N_REGS;
+    return tt_regs_list(state, list);
 }
 
 static npk_status tt_reg_read(npk_machine *m, void *state, size_t i, uint64_t *v)
 {
-    tt_state *s = state;
-    (void)m;
-    *v = i == R_CYCLE ? s->pc : i == R_WP ? s->wp : i == R_GPTR ? s->gptr : s->mode;
-    return NPK_OK;
+    return tt_regs_read(m, state, i, v);
 }
 
 static npk_status tt_reg_write(npk_machine *m, void *state, size_t i, uint64_t v)
 {
-    tt_state *s = state;
-    if (i == R_CYCLE) {
-        if (v > s->prog.n)
-            return npk_fail(m, NPK_ERR_RANGE, "tinytpu: cycle %llu is past the end of the "
-                            "%llu-cycle program", (unsigned long long)v,
-                            (unsigned long long)s->prog.n);
-        s->pc = v;
-    } else if (i == R_WP) {
-        s->wp = (uint32_t)v;
-    } else if (i == R_GPTR) {
-        s->gptr = (uint16_t)v;
-    } else {
-        s->mode = v != 0;
-    }
-    return NPK_OK;
+    return tt_regs_write(m, state, i, v);
 }
 
 static npk_status tt_disasm_hook(npk_machine *m, void *state, const uint8_t *b, uint64_t pc,

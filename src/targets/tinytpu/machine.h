@@ -133,6 +133,7 @@ typedef struct tt_state {
     FILE *vcd;                   /* open while a run writes the VCD */
     uint64_t vcd_cycle;          /* last cycle written to it */
     npk_memspace space;          /* "ub" */
+    struct tt_regs *regs;        /* the register list, built on first use (regs.c) */
 } tt_state;
 
 /* Load a program built in memory (the schedule compiler, tests): a copy of p, then the reset_at
