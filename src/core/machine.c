@@ -724,6 +724,9 @@ static npk_status find_reg(npk_machine *m, const char *name, size_t *idx)
             return NPK_OK;
         }
     }
+    for (const char *const *a = m->target->reg_aliases; a && a[0]; a += 2)
+        if (strcasecmp(a[0], name) == 0)
+            return find_reg(m, a[1], idx);
     return npk_fail(m, NPK_ERR_ARG, "%s: no register '%s'", m->target->name, name);
 }
 

@@ -96,6 +96,9 @@ typedef struct npk_target {
     /* The register list; flags NPK_REG_READONLY makes the core refuse writes, so the
      * target's reg_write never sees them. */
     size_t (*regs)(void *state, const npk_reg_info **list);
+    /* Former names of registers, kept so that older callers work: pairs {old, name, ...,
+     * NULL}; npk_reg_* find a register by an old name too. NULL for none. */
+    const char *const *reg_aliases;
     /* Registers f32_reg_first .. + f32_reg_count - 1 of that list hold IEEE binary32 values
      * (npk_reg_is_f32); 0 and 0 for none. */
     size_t f32_reg_first, f32_reg_count;

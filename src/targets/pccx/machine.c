@@ -22,9 +22,8 @@ static const char *const extras[PCCX_N_EXTRAS] = {
 static const char *const units[PCCX_N_UNITS] = {"memset", "mem", "gemv", "gemm", "cvo",
                                                 "port_b", "front_end"};
 
-static const npk_reg_info regs[] = {{"pc", 64, 0}, {"emax", 32, 0}, {"status", 64, 0}, {"window", 64, 0},
-                                    {"issued", 64, 0}, {"host_clock", 64, 0}};
-enum { REG_PC, REG_EMAX, REG_STATUS, REG_WINDOW, REG_ISSUED, REG_HOST_CLOCK };
+/* "emax" was E_MAX's name before the registers took the spec's names */
+static const char *const reg_aliases[] = {"emax", "E_MAX", NULL};
 
 /* ---- timing parameters as settings ---------------------------------------------------------- */
 
@@ -214,6 +213,41 @@ static void pccx_destroy(void *state)
     free(c);
 }
 
+static void set_reg(pccx_t *c, size_t i, unsigned bits, unsigned flags)
+{
+    c->reg_list[i] = (npk_reg_info){c->reg_names[i], bits, flags};
+}
+
+/* The names of spec §2 (E_MAX, the constant-cache entries' X, Y, Z), §10 (status) and §11
+ * (the command FIFO, engine queues and engines); the derived ones are read-only. */
+static void build_regs(pccx_t *c)
+{
+    static const char *const fixed[] = {"pc", "E_MAX", "status", "window", "issued",
+                                        "host_clock", "weight_queue", "cmd_fifo"};
+    static const unsigned bits[] = {64, 32, 64, 64, 64, 64, 32, 32};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        snprintf(c->reg_names[i], sizeof c->reg_names[i], "%s", fixed[i]);
+        set_reg(c, i, bits[i], i == PCCX_REG_PC || i == PCCX_REG_EMAX || i == PCCX_REG_WINDOW
+                                   ? 0 : NPK_REG_READONLY);
+    }
+    for (unsigned e = 0; e < PCCX_N_ENGINES; e++) {
+        snprintf(c->reg_names[PCCX_REG_QUEUE + e], sizeof c->reg_names[0], "queue.%s",
+                 pccx_engine_names[e]);
+        set_reg(c, PCCX_REG_QUEUE + e, 32, NPK_REG_READONLY);
+        snprintf(c->reg_names[PCCX_REG_BUSY + e], sizeof c->reg_names[0], "busy.%s",
+                 pccx_engine_names[e]);
+        set_reg(c, PCCX_REG_BUSY + e, 1, NPK_REG_READONLY);
+    }
+    for (unsigned b = 0; b < 2; b++)
+        for (unsigned e = 0; e < PCCX_CC_ENTRIES; e++)
+            for (unsigned k = 0; k < 3; k++) {
+                size_t i = PCCX_REG_CC + (b * PCCX_CC_ENTRIES + e) * 3 + k;
+                snprintf(c->reg_names[i], sizeof c->reg_names[i], "%s[%u].%c",
+                         b ? "cc_weight" : "cc_fmap", e, "XYZ"[k]);
+                set_reg(c, i, 17, 0);
+            }
+}
+
 static void set_space(pccx_t *c, pccx_space i, const char *name, uint64_t size,
                       const char *summary, uint8_t *data)
 {
@@ -253,6 +287,7 @@ static npk_status pccx_create(npk_machine *m, const npk_config *cfg_in, void **o
               "constant cache fmap bank: entry i = X, Y, Z as 32-bit LE at 12i", NULL);
     set_space(c, PCCX_SP_CC_WEIGHT, "cc_weight", PCCX_CC_ENTRIES * 12,
               "constant cache weight bank: entry i = X, Y, Z as 32-bit LE at 12i", NULL);
+    build_regs(c);
     describe(m, c);
     *out = c;
     return NPK_OK;
@@ -723,52 +758,69 @@ static size_t pccx_spaces(void *state, npk_memspace **list)
     return PCCX_N_SPACES;
 }
 
-static size_t pccx_regs(void *state, const npk_reg_info **list)
-{
-    (void)state;
-    *list = regs;
-    return sizeof regs / sizeof regs[0];
-}
-
 static npk_status pccx_reg_read_hook(npk_machine *m, void *state, size_t i, uint64_t *v)
 {
     pccx_t *c = state;
     (void)m;
+    if (i >= PCCX_REG_CC) {
+        size_t k = i - PCCX_REG_CC;
+        *v = c->cc[k / (3 * PCCX_CC_ENTRIES)][k / 3 % PCCX_CC_ENTRIES][k % 3];
+        return NPK_OK;
+    }
+    if (i >= PCCX_REG_FIFO) {
+        uint64_t fifo, queued[PCCX_N_ENGINES], running[PCCX_N_ENGINES];
+        pccx_tm_occupancy(c->tm, &fifo, queued, running);
+        *v = i == PCCX_REG_FIFO ? fifo
+             : i < PCCX_REG_BUSY ? queued[i - PCCX_REG_QUEUE] : running[i - PCCX_REG_BUSY];
+        return NPK_OK;
+    }
     switch (i) {
-    case REG_PC: *v = c->pc; break;
-    case REG_EMAX: *v = c->emax; break;
-    case REG_STATUS: *v = pccx_tm_status(c->tm) | (c->halted ? PCCX_STATUS_ERROR : 0); break;
-    case REG_WINDOW: *v = c->window; break;
-    case REG_ISSUED: *v = c->issued; break;
+    case PCCX_REG_PC: *v = c->pc; break;
+    case PCCX_REG_EMAX: *v = c->emax; break;
+    case PCCX_REG_STATUS:
+        *v = pccx_tm_status(c->tm) | (c->halted ? PCCX_STATUS_ERROR : 0);
+        break;
+    case PCCX_REG_WINDOW: *v = c->window; break;
+    case PCCX_REG_ISSUED: *v = c->issued; break;
+    case PCCX_REG_WQ: *v = c->q_len; break;
     default: *v = pccx_tm_host_clock(c->tm); break;
     }
     return NPK_OK;
 }
 
+/* The core has refused the read-only registers and values wider than the register. */
 static npk_status pccx_reg_write_hook(npk_machine *m, void *state, size_t i, uint64_t v)
 {
     pccx_t *c = state;
+    if (i >= PCCX_REG_CC) {
+        size_t k = i - PCCX_REG_CC;
+        c->cc[k / (3 * PCCX_CC_ENTRIES)][k / 3 % PCCX_CC_ENTRIES][k % 3] = (uint32_t)v;
+        return NPK_OK;
+    }
     switch (i) {
-    case REG_PC:
+    case PCCX_REG_PC:
         if (v > c->n_prog)
             return npk_fail(m, NPK_ERR_RANGE, "pccx: pc %llu is past the end of the %zu-word "
                             "program", (unsigned long long)v, c->n_prog);
         c->pc = v;
         return NPK_OK;
-    case REG_EMAX:
-        if (v >> 32)
-            return npk_fail(m, NPK_ERR_RANGE, "pccx: emax is a 32-bit binary32 pattern");
+    case PCCX_REG_EMAX:
         c->emax = (uint32_t)v;
         return NPK_OK;
-    case REG_WINDOW:
+    default: /* PCCX_REG_WINDOW */
         if (v % 16 || v >= c->host_bytes)
             return npk_fail(m, NPK_ERR_RANGE, "pccx: window base 0x%llx must be a multiple of 16 "
                             "inside host DDR", (unsigned long long)v);
         c->window = v;
         return NPK_OK;
-    default:
-        return npk_fail(m, NPK_ERR_ARG, "pccx: register %s is read-only", regs[i].name);
     }
+}
+
+static size_t pccx_regs_hook(void *state, const npk_reg_info **list)
+{
+    pccx_t *c = state;
+    *list = c->reg_list;
+    return PCCX_N_REGS;
 }
 
 static npk_status pccx_disasm_hook(npk_machine *m, void *state, const uint8_t *b, uint64_t pc,
@@ -841,9 +893,10 @@ const npk_target npk_target_pccx = {
     .spaces = pccx_spaces,
     .space_read = pccx_space_read,
     .space_write = pccx_space_write,
-    .regs = pccx_regs,
+    .regs = pccx_regs_hook,
     .reg_read = pccx_reg_read_hook,
     .reg_write = pccx_reg_write_hook,
+    .reg_aliases = reg_aliases,
     .mnemonics = pccx_mnemonic_names,
     .n_mnemonics = PCCX_N_MNEMONICS,
     .units = units,

@@ -29,6 +29,14 @@ typedef enum pccx_extra {
 /* Timeline tracks: the five engines (PCCX_ENG_* order), then port B and the front-end. */
 enum { PCCX_U_PORT_B = PCCX_N_ENGINES, PCCX_U_FRONT, PCCX_N_UNITS };
 
+/* Registers: pc, E_MAX, status, window, issued, host_clock, weight_queue, cmd_fifo, then per
+ * engine its queue and busy bit, then the constant cache, bank by bank, X Y Z per entry. */
+enum { PCCX_REG_PC, PCCX_REG_EMAX, PCCX_REG_STATUS, PCCX_REG_WINDOW, PCCX_REG_ISSUED,
+       PCCX_REG_HOST_CLOCK, PCCX_REG_WQ, PCCX_REG_FIFO, PCCX_REG_QUEUE,
+       PCCX_REG_BUSY = PCCX_REG_QUEUE + PCCX_N_ENGINES,
+       PCCX_REG_CC = PCCX_REG_BUSY + PCCX_N_ENGINES,
+       PCCX_N_REGS = PCCX_REG_CC + 2 * PCCX_CC_ENTRIES * 3 };
+
 typedef enum pccx_space { PCCX_SP_PROG, PCCX_SP_L2, PCCX_SP_HOST, PCCX_SP_CC_FMAP,
                           PCCX_SP_CC_WEIGHT, PCCX_N_SPACES } pccx_space;
 
@@ -87,6 +95,9 @@ struct pccx {
     double *dscratch;
     size_t dscratch_cap;
     npk_memspace spaces[PCCX_N_SPACES];
+    /* the register list (docs/state.md), names built at creation */
+    npk_reg_info reg_list[PCCX_N_REGS];
+    char reg_names[PCCX_N_REGS][24];
 };
 
 /* Issue one instruction word (§6.1, §9): decode and check for the configured profile and mode,

@@ -775,6 +775,26 @@ uint32_t pccx_tm_status(pccx_tm *t)
     return t->count ? PCCX_STATUS_DONE : 0;
 }
 
+void pccx_tm_occupancy(pccx_tm *t, uint64_t *fifo, uint64_t queued[PCCX_N_ENGINES],
+                       uint64_t running[PCCX_N_ENGINES])
+{
+    run_until(t, t->host);
+    *fifo = 0;
+    memset(queued, 0, PCCX_N_ENGINES * sizeof *queued);
+    memset(running, 0, PCCX_N_ENGINES * sizeof *running);
+    for (size_t i = 0; i < t->nlive; i++) {
+        const tm_slot *sl = &t->live[i];
+        if (sl->stage == ST_PUSHED)
+            ++*fifo;
+        else if (sl->engine < 0 || sl->stage == ST_DONE)
+            continue;
+        else if (sl->stage == ST_DECODED)
+            queued[sl->engine]++;
+        else
+            running[sl->engine]++;
+    }
+}
+
 const pccx_tm_rec *pccx_tm_record(const pccx_tm *t, uint64_t i)
 {
     return i < t->count ? rec_at(t, i) : NULL;

@@ -95,6 +95,11 @@ uint64_t pccx_tm_drain_time(pccx_tm *t);
 int pccx_tm_sync(pccx_tm *t, uint64_t budget);
 /* Status word at the host clock (BUSY, DONE; §10, §11.5). ERROR is the machine's business. */
 uint32_t pccx_tm_status(pccx_tm *t);
+/* Occupancy at the host clock (the model runs up to it, as for the status word): instructions
+ * in the command FIFO (pushed, not decoded), per engine the ones decoded and waiting to start
+ * (its queue) and whether it is executing one (started, not completed). */
+void pccx_tm_occupancy(pccx_tm *t, uint64_t *fifo, uint64_t queued[PCCX_N_ENGINES],
+                       uint64_t running[PCCX_N_ENGINES]);
 /* The record of instruction i (issue order), NULL if i >= count. Final (rec->done) once the
  * model has passed its completion (always after pccx_tm_sync / pccx_tm_drain_time). The
  * pointer stays valid across later pushes (records are never moved) until pccx_tm_destroy;
