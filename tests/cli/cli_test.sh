@@ -29,6 +29,21 @@ expect 0 "mem=SIZE" -- "$NPK" info -t toy
 expect 0 "effective configuration: mem=1024" -- "$NPK" info -t toy:mem=1K
 expect 2 "unknown target 'nosuch'" -- "$NPK" info -t nosuch
 expect 2 "mem=5 is out of range" -- "$NPK" info -t toy --config mem=5
+# the state by name (docs/state.md): every register as NAME:BITS, '*' for read-only ones
+expect 0 "registers (NAME:BITS, * read-only" -- "$NPK" info -t rvnpu
+for r in "zero:32*" "fflags:5" "frm:3" "fcsr:8" "cycle:32*" "mcycle:64" "misa:32*" \
+         "mhartid:32*" "acc:64" "facc:64" "v3:32"; do
+  expect 0 " $r" -- "$NPK" info -t rvnpu
+done
+for r in "vx31:64" "ve15:128" "vr7:256" "P[7]:256"; do expect 0 " $r" -- "$NPK" info -t opennpu; done
+expect 0 " P[3]:128" -- "$NPK" info -t opennpu:K=4
+for r in "E[1]:1" "weight.skip:16" "vpu.lastH[1]:16" "pe[1][1].psum:16" "pe[1][1].swout:1"; do
+  expect 0 " $r" -- "$NPK" info -t tinytpu
+done
+for r in "E_MAX:32" "status:64*" "cmd_fifo:32*" "queue.gemm:32*" "busy.cvo:1*" \
+         "cc_weight[63].Z:17"; do
+  expect 0 " $r" -- "$NPK" info -t pccx
+done
 printf "halt\n" >"$T/x.s"
 expect 2 "mem=5 is out of range" -- "$NPK" asm -t toy:mem=5 "$T/x.s"
 # an absurd memory size is refused at creation, with the size and the maximum (issue 13)
@@ -361,6 +376,12 @@ expect 125 "dtype '>i2' is big-endian; save it little-endian (arr.astype('<i2'))
 # --regs: rvnpu f registers as numbers too (0x3fc00000 = 1.5)
 printf 'li a0, 0x3fc00000\nfmv.w.x fa0, a0\nli a0, 0\nli a7, 93\necall\n' >"$T/freg.s"
 expect 0 "fa0    0x3fc00000 1.5" -- "$NPK" run -t rvnpu --regs "$T/freg.s"
+# --regs: the NPU state too, and a register wider than 64 bits as one number on its own line
+expect 0 "acc    0x0000000000000000" -- "$NPK" run -t rvnpu --regs "$T/freg.s"
+printf "nop\n" >"$T/onop.s"
+expect 0 "vr1    0x00000000000000000000000000000000" -- "$NPK" run -t opennpu:K=4 --regs "$T/onop.s"
+printf "nop\n" >"$T/tnop.tt"
+expect 0 "pe[1][1].swout 0x0" -- "$NPK" run -t tinytpu --regs "$T/tnop.tt"
 
 # --- rvnpu firmware (when the firmware toolchain built it) ---
 FW=$(dirname "$NPK")/firmware

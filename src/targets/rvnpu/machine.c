@@ -53,6 +53,13 @@ static const npk_reg_info reg_table[N_REGS] = {
     {"v0", 32, 0}, {"v1", 32, 0}, {"v2", 32, 0}, {"v3", 32, 0},
 };
 
+/* the numeric names of the x and f registers (rvnpu spec §10 takes both) */
+static const char *const reg_aliases[] = {
+#define RVNPU_XREG(num, abi) "x" #num, abi,
+#define RVNPU_FREG(num, abi) "f" #num, abi,
+#include "targets/rvnpu/isa.def"
+    NULL};
+
 /* ---- the NPU's view of the bus -------------------------------------------------------------- */
 
 static int bus_mapped(void *ctx, uint32_t addr, uint32_t len)
@@ -514,6 +521,7 @@ const npk_target npk_target_rvnpu = {
     .f32_reg_count = 32,
     .reg_read = rvnpu_reg_read,
     .reg_write = rvnpu_reg_write,
+    .reg_aliases = reg_aliases,
     .mnemonics = rvnpu_mnemonics,
     .n_mnemonics = RVNPU_N_OPS,
     .units = rvnpu_unit_names,

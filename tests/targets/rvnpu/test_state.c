@@ -213,6 +213,14 @@ static void check_refused(void)
     b[0] = 0x08;
     NPK_CHECK(npk_reg_write_bytes(m, "frm", b, 1) == NPK_ERR_RANGE);
     NPK_CHECK_CONTAINS(npk_error(m), "frm is 3 bits wide; byte 0 (0x08) sets bits above it");
+    /* the numeric names (rvnpu spec §10) find the ABI-named registers */
+    NPK_CHECK(npk_reg_write(m, "x10", 0x1234) == NPK_OK);
+    NPK_CHECK_EQ_U64(rd(m, "a0"), 0x1234);
+    NPK_CHECK(npk_reg_write(m, "F31", 0x3F800000) == NPK_OK);
+    NPK_CHECK_EQ_U64(rd(m, "ft11"), 0x3F800000);
+    NPK_CHECK(npk_reg_write(m, "x0", 1) == NPK_ERR_UNSUPPORTED);
+    NPK_CHECK_CONTAINS(npk_error(m), "rvnpu: zero is read-only");
+    NPK_CHECK(npk_reg_write(m, "x32", 0) == NPK_ERR_ARG);
     NPK_CHECK(npk_reg_write(m, "nosuch", 0) == NPK_ERR_ARG);
     NPK_CHECK_CONTAINS(npk_error(m), "no register 'nosuch'");
     npk_destroy(m);
