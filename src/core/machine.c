@@ -718,9 +718,12 @@ static npk_status find_reg(npk_machine *m, const char *name, size_t *idx)
 {
     const npk_reg_info *list;
     size_t n = m->target->regs ? m->target->regs(m->state, &list) : 0;
-    for (size_t i = 0; i < n; i++) {
+    size_t h = m->reg_hint < n ? m->reg_hint : 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = h + k < n ? h + k : h + k - n;
         if (strcasecmp(list[i].name, name) == 0) {
             *idx = i;
+            m->reg_hint = i + 1;
             return NPK_OK;
         }
     }

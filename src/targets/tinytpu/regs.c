@@ -82,7 +82,7 @@ static int build(struct tt_regs *r, unsigned N)
         e |= add(r, 16, K_CH, CH_C, c, "%s.C", ch);
         e |= add(r, 16, K_CH, CH_T, c, "%s.t", ch);
         if (c == TT_CH_INPUT || c == TT_CH_WEIGHT)
-            e |= add(r, 1, K_CH, CH_TRANSPOSE, c, "%s.T", ch);
+            e |= add(r, 1, K_CH, CH_TRANSPOSE, c, "%s.transpose", ch);
         if (c == TT_CH_WEIGHT)
             e |= add(r, 16, K_CH, CH_SKIP, c, "%s.skip", ch);
     }
