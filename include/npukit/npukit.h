@@ -341,6 +341,65 @@ NPK_API npk_status npk_snapshot_info(const void *data, size_t size, const char *
                                      char *target, size_t target_size, char *config,
                                      size_t config_size, char *err, size_t err_size);
 NPK_API npk_status npk_snapshot_restore_file(npk_machine *m, const char *path);
+/* ---- commit records (docs/commit-log.md) -------------------------------------------------- */
+
+/* What one instruction did: the single record behind the commit log (text and JSON lines)
+ * and the C callback. Produced only while a commit callback or log is set (otherwise the
+ * target's fast loop runs and no record exists). Targets that produce records: toy, rvnpu;
+ * npk_on_commit and npk_commit_log are NPK_ERR_UNSUPPORTED on the others. */
+typedef enum npk_effect_kind {
+    NPK_EFFECT_REG = 1,   /* a register was written (even with the value it held) */
+    NPK_EFFECT_MEM,       /* bytes of a memory space were written */
+    NPK_EFFECT_TRAP       /* the instruction raised an exception */
+} npk_effect_kind;
+
+typedef struct npk_effect {
+    npk_effect_kind kind;
+    const char *name;      /* REG: the register ("x5", "f3", "fflags", "acc", "vreg2");
+                              MEM: the space ("mem"); TRAP: the cause ("illegal instruction") */
+    unsigned bits;         /* REG: the register's width */
+    uint64_t addr;         /* MEM: address of the first byte written; TRAP: the trap value
+                              (rvnpu mtval) */
+    uint64_t size;         /* MEM: bytes written (adjacent writes of one instruction merge) */
+    uint64_t value;        /* REG: the new value; MEM: the bytes read little-endian when
+                              size <= 8 (else 0); TRAP: the cause code (rvnpu mcause) */
+    const uint8_t *bytes;  /* MEM: the `size` bytes written, in address order; else NULL */
+} npk_effect;
+
+typedef struct npk_commit {
+    uint64_t seq;          /* 1, 2, 3, ...: records delivered since create or npk_reset */
+    uint64_t cycle;        /* the timing model's issue cycle of the instruction */
+    uint64_t pc;
+    const uint8_t *word;   /* the instruction's bytes in memory order, word_bytes long */
+    unsigned word_bytes;   /* npk_insn_bytes, or 0 when no word could be fetched (a fetch
+                              fault) */
+    int retired;           /* 1: the instruction retired; 0: it trapped instead (its effects
+                              are the trap and the trap entry's register writes) */
+    size_t n_effects;
+    const npk_effect *effects;  /* registers in the target's order, then memory writes in
+                                   program order, then the trap */
+} npk_commit;
+
+/* A record is valid only during the call: copy what you keep. The callback may read the
+ * machine (npk_reg_read, npk_mem_read, npk_disasm of c->word at c->pc) but must not run,
+ * step, reset or destroy it. */
+typedef void (*npk_commit_fn)(npk_machine *m, const npk_commit *c, void *ctx);
+/* Call fn with every record from the next run or step on; fn NULL turns it off. While it
+ * is set the target runs its observed loop (see bench/core/bench_commit for the cost). */
+NPK_API npk_status npk_on_commit(npk_machine *m, npk_commit_fn fn, void *ctx);
+
+typedef enum npk_commit_format {
+    NPK_COMMIT_TEXT = 0,   /* one line per record, effects in the record's order */
+    NPK_COMMIT_JSONL       /* one JSON object per line */
+} npk_commit_format;
+/* Write one record as one line (with its '\n') in the documented format. Returns 0, or -1
+ * when the stream reported an error. */
+NPK_API int npk_commit_print(npk_machine *m, const npk_commit *c, npk_commit_format fmt,
+                             FILE *f);
+/* The commit log: every record to f (npk_commit_print) from the next run or step on; NULL
+ * turns it off. The log being replaced (or turned off) is flushed; NPK_ERR_IO if any of its
+ * writes failed (it stays open: closing it is the caller's). Independent of npk_on_commit. */
+NPK_API npk_status npk_commit_log(npk_machine *m, FILE *f, npk_commit_format fmt);
 
 #ifdef __cplusplus
 }

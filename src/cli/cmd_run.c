@@ -40,6 +40,11 @@ static void help(void)
            "                              disassembly) to FILE (default standard error)\n"
            "      --timeline FILE         write a Chrome trace-event JSON timeline (one track\n"
            "                              per unit; open it in Perfetto or chrome://tracing)\n"
+           "      --commit-log FILE       one record per instruction (pc, word, every register\n"
+           "                              and memory write, traps) to FILE; toy and rvnpu\n"
+           "                              (format: docs/commit-log.md)\n"
+           "      --commit-log-format F   text (the default) or jsonl (one JSON object per\n"
+           "                              line; the default for a FILE ending in .jsonl)\n"
            "      --load SPACE:ADDR[:TYPE]:FILE\n"
            "                              copy FILE into memory SPACE at ADDR before the\n"
            "                              run: its bytes, or with TYPE its numbers (text\n"
@@ -65,8 +70,8 @@ static void help(void)
            "A typed input file holds numbers (blanks, commas or newlines between them, '#'\n"
            "comments) or is a .npy array; a .npy without TYPE loads as its own dtype.\n"
            "--load, --write and --dump repeat (up to 16 each). FILE '-' is standard output\n"
-           "(standard input for --load/--write); when the statistics or the timeline go to\n"
-           "standard output, they are alone there: the program's output, --regs and the\n"
+           "(standard input for --load/--write); when the statistics, the timeline or the\n"
+           "commit log go to standard output, they are alone there: the program's output, --regs and the\n"
            "dumps go to standard error.\n"
            "\n"
            "target options (shorthands for settings; a target without the setting rejects\n"
@@ -100,15 +105,16 @@ static void help(void)
            "  not start (bad option, bad --load/--write/--dump, unreadable or invalid\n"
            "  file, bad configuration, an output file that would replace PROGRAM or another\n"
            "  output, a snapshot that does not fit the machine) or npukit could not write an\n"
-           "  output (trace, statistics, timeline, dumps, snapshot, standard output: this\n"
-           "  takes precedence over the program's status);\n"
+           "  output (trace, commit log, statistics, timeline, dumps, snapshot, standard\n"
+           "  output: this takes precedence over the program's status);\n"
            "  126 the program stopped on an unhandled fault\n");
 }
 
 enum {
     O_TARGET = 1, O_CONFIG, O_MAX, O_STATS, O_STATS_OUT, O_TRACE, O_TIMELINE, O_LOAD, O_DUMP,
     O_REGS, O_HELP, O_WRITE, O_ISA_REV, O_RAM_SIZE, O_FS_ROOT, O_UART_IN, O_NO_SYSCALLS,
-    O_LANES, O_UB_WORDS, O_LR, O_RESET_AT, O_FORMAT, O_DUMP_FILE, O_SAVE_STATE, O_LOAD_STATE
+    O_LANES, O_UB_WORDS, O_LR, O_RESET_AT, O_FORMAT, O_DUMP_FILE, O_SAVE_STATE, O_LOAD_STATE,
+    O_COMMIT_LOG, O_COMMIT_FORMAT
 };
 
 static const npk_opt_def defs[] = {
@@ -119,6 +125,8 @@ static const npk_opt_def defs[] = {
     {O_STATS_OUT, 0, "stats-output", OPT_VALUE},
     {O_TRACE, 0, "trace", OPT_OPTIONAL},
     {O_TIMELINE, 0, "timeline", OPT_VALUE},
+    {O_COMMIT_LOG, 0, "commit-log", OPT_VALUE},
+    {O_COMMIT_FORMAT, 0, "commit-log-format", OPT_VALUE},
     {O_LOAD, 0, "load", OPT_VALUE},
     {O_DUMP, 0, "dump", OPT_VALUE},
     {O_DUMP_FILE, 0, "dump-file", OPT_VALUE},
@@ -145,6 +153,8 @@ static const npk_opt_def defs[] = {
 typedef struct run_opts {
     const char *target, *config, *program, *trace, *timeline, *stats_out, *dump_file;
     const char *save_state, *load_state;
+    const char *commit_log;
+    int commit_fmt;        /* -1 unset, else an npk_commit_format */
     uint64_t max_insns;
     int stats;             /* 0 off, 1 text, 2 json */
     int trace_on, regs;
@@ -228,6 +238,17 @@ static int parse(int argc, char **argv, run_opts *o)
         case O_STATS_OUT: o->stats_out = v; if (!o->stats) o->stats = 1; break;
         case O_TRACE: o->trace_on = 1; o->trace = v; break;
         case O_TIMELINE: o->timeline = v; break;
+        case O_COMMIT_LOG: o->commit_log = v; break;
+        case O_COMMIT_FORMAT:
+            if (strcmp(v, "text") == 0)
+                o->commit_fmt = NPK_COMMIT_TEXT;
+            else if (strcmp(v, "jsonl") == 0)
+                o->commit_fmt = NPK_COMMIT_JSONL;
+            else {
+                npk_usage_error(prog, "--commit-log-format %s: expected text or jsonl", v);
+                return -1;
+            }
+            break;
         case O_DUMP_FILE: o->dump_file = v; break;
         case O_LOAD:
         case O_DUMP:
@@ -523,6 +544,12 @@ static int do_writes(npk_machine *m, const run_opts *o)
     return 0;
 }
 
+/* A commit callback that does nothing: asks whether the target makes records. */
+static void no_commit(npk_machine *m, const npk_commit *c, void *ctx)
+{
+    (void)m, (void)c, (void)ctx;
+}
+
 static int ends_with(const char *s, const char *tail)
 {
     size_t a = strlen(s), b = strlen(tail);
@@ -740,6 +767,7 @@ int npk_cmd_run(int argc, char **argv)
 {
     run_opts o;
     memset(&o, 0, sizeof o);
+    o.commit_fmt = -1;
     int p = parse(argc, argv, &o);
     if (p != 0)
         return p > 0 ? NPK_EXIT_OK : NPK_EXIT_NOSTART;
@@ -793,19 +821,20 @@ int npk_cmd_run(int argc, char **argv)
     }
 
     int rc = NPK_EXIT_NOSTART;
-    FILE *trace = NULL, *stats_f = NULL, *dump_f = NULL, *state_f = NULL;
+    FILE *trace = NULL, *stats_f = NULL, *dump_f = NULL, *state_f = NULL, *commit_f = NULL;
     dump_req dumps[MAX_LIST];
     /* where each output goes: "-" is standard output everywhere; the JSON statistics go there
      * by default */
     const char *stats_to = o.stats_out ? o.stats_out : o.stats == 2 ? "-" : NULL;
-    const char *outs[5][2] = {{"--trace", o.trace_on ? o.trace : NULL},
+    const char *outs[6][2] = {{"--trace", o.trace_on ? o.trace : NULL},
                               {"--stats-output", stats_to},
                               {"--timeline", o.timeline},
                               {"--dump-file", o.dump_file},
-                              {"--save-state", o.save_state}};
+                              {"--save-state", o.save_state},
+                              {"--commit-log", o.commit_log}};
     /* the files npukit writes must not replace the program (or snapshot) it runs, nor each
      * other */
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         if (npk_check_output("npukit run", input, outs[i][1], 1, outs[i][0]) != 0)
             goto out;
         for (int j = 0; j < i; j++)
@@ -827,7 +856,17 @@ int npk_cmd_run(int argc, char **argv)
      * move to standard error */
     int stdout_owned = (stats_to && strcmp(stats_to, "-") == 0) ||
                        (o.timeline && strcmp(o.timeline, "-") == 0) ||
-                       (o.save_state && strcmp(o.save_state, "-") == 0);
+                       (o.save_state && strcmp(o.save_state, "-") == 0) ||
+                       (o.commit_log && strcmp(o.commit_log, "-") == 0);
+    /* the commit log's format: --commit-log-format, else by the name (.jsonl), else text */
+    npk_commit_format commit_fmt =
+        o.commit_fmt >= 0 ? (npk_commit_format)o.commit_fmt
+        : o.commit_log && ends_with(o.commit_log, ".jsonl") ? NPK_COMMIT_JSONL
+                                                            : NPK_COMMIT_TEXT;
+    if (o.commit_fmt >= 0 && !o.commit_log) {
+        npk_usage_error("npukit run", "--commit-log-format: no --commit-log to write");
+        goto out;
+    }
     int npy = o.dump_file && ends_with(o.dump_file, ".npy");
     if (o.dump_file && o.n_dump == 0) {
         npk_usage_error("npukit run", "--dump-file %s: no --dump to write", o.dump_file);
@@ -863,6 +902,24 @@ int npk_cmd_run(int argc, char **argv)
             goto out;
         }
         npk_trace_text(m, trace);
+    }
+    if (o.commit_log) {
+        /* an unsupported target is refused before the file is created */
+        if (npk_on_commit(m, no_commit, NULL) != NPK_OK) {
+            fprintf(stderr, "npukit: --commit-log: %s\n", npk_error(m));
+            goto out;
+        }
+        npk_on_commit(m, NULL, NULL);
+        commit_f = strcmp(o.commit_log, "-") == 0 ? stdout : fopen(o.commit_log, "w");
+        if (!commit_f) {
+            fprintf(stderr, "npukit: %s: cannot write the commit log: %s\n", o.commit_log,
+                    strerror(errno));
+            goto out;
+        }
+        if (npk_commit_log(m, commit_f, commit_fmt) != NPK_OK) {
+            fprintf(stderr, "npukit: --commit-log: %s\n", npk_error(m));
+            goto out;
+        }
     }
     if (o.timeline && npk_timeline_open(m, o.timeline) != NPK_OK) {
         fprintf(stderr, "npukit: %s\n", npk_error(m));
@@ -955,12 +1012,18 @@ int npk_cmd_run(int argc, char **argv)
         werr |= finish_sink(m, npk_trace_text(m, NULL), trace, o.trace);
         trace = NULL;
     }
+    if (commit_f) {
+        werr |= finish_sink(m, npk_commit_log(m, NULL, commit_fmt), commit_f, o.commit_log);
+        commit_f = NULL;
+    }
     if (werr)
         rc = NPK_EXIT_NOSTART;
 out:
     free(data);
     if (trace && trace != stderr && trace != stdout)
         fclose(trace);
+    if (commit_f && commit_f != stdout)
+        fclose(commit_f);
     if (stats_f && stats_f != stderr && stats_f != stdout)
         fclose(stats_f);
     if (dump_f && dump_f != stderr && dump_f != stdout)

@@ -284,6 +284,9 @@ void npk_destroy(npk_machine *m)
 npk_status npk_reset(npk_machine *m)
 {
     m->error[0] = '\0';
+    m->commit_seq = 0;
+    if (m->obs.commit)
+        m->obs.commit->seq = 0;
     npk_obs_clear_counts(&m->obs, m->target->n_mnemonics, m->target->n_units,
                          m->target->n_extras);
     return m->target->reset ? m->target->reset(m, m->state) : NPK_OK;

@@ -29,6 +29,7 @@ struct npk_machine {
     size_t reg_hint;         /* where the next register lookup looks first: one after the last
                                 found, so a walk over the list by name is linear, not
                                 quadratic (tinytpu has ~460,000 registers at N = 256) */
+    uint64_t commit_seq;     /* commit records delivered while no sink was kept */
 };
 
 /* Create a machine for a target table directly (tests, and targets outside the registry);

@@ -68,6 +68,8 @@ void npk_obs_free(npk_obs *o)
     free(o->busy);
     free(o->extra);
     o->count = o->busy = o->extra = NULL;
+    npk_commit_sink_free(o->commit);
+    o->commit = NULL;
 }
 
 void npk_obs_clear_counts(npk_obs *o, size_t n_mnemonics, size_t n_units, size_t n_extras)
@@ -81,7 +83,7 @@ void npk_obs_clear_counts(npk_obs *o, size_t n_mnemonics, size_t n_units, size_t
 
 void npk_obs_update_active(npk_obs *o)
 {
-    o->active = o->stats || o->trace || o->timeline;
+    o->active = o->stats || o->trace || o->timeline || o->commit;
 }
 
 void npk_obs_retire(npk_machine *m, const npk_event *ev)

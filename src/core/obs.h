@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "npukit/npukit.h"
+#include "core/commit.h"
 
 /* One retired instruction as the timing model saw it. */
 typedef struct npk_event {
@@ -30,6 +31,8 @@ typedef struct npk_obs {
     uint64_t *count;         /* per mnemonic */
     uint64_t *busy;          /* per unit */
     uint64_t *extra;         /* target counters, bumped by the target directly */
+    npk_commit_sink *commit; /* commit records wanted (a callback or a log), else NULL: the
+                                observed loop builds one record per instruction */
 } npk_obs;
 
 static inline int npk_obs_active(const npk_obs *o)
@@ -50,6 +53,7 @@ void npk_obs_slice(npk_machine *m, unsigned track, const char *name, uint64_t st
                    uint64_t end);
 
 /* Core-internal lifecycle (machine.c). */
+void npk_commit_sink_free(npk_commit_sink *c);
 npk_status npk_obs_init(npk_obs *o, size_t n_mnemonics, size_t n_units, size_t n_extras);
 void npk_obs_free(npk_obs *o);
 void npk_obs_clear_counts(npk_obs *o, size_t n_mnemonics, size_t n_units, size_t n_extras);

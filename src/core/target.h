@@ -139,6 +139,10 @@ typedef struct npk_target {
      * anything (allocating a new program image, say): the machine must stay as it was. */
     npk_status (*snap_save)(npk_machine *m, void *state, struct npk_snap_writer *w);
     npk_status (*snap_restore)(npk_machine *m, void *state, struct npk_snap_reader *r);
+    /* The observed loop builds a commit record per instruction while npk_observers(m)->commit
+     * is set (npk_commit_begin ... npk_commit_end; docs/commit-log.md); 0: npk_on_commit and
+     * npk_commit_log are refused as unsupported. */
+    int commit_records;
 } npk_target;
 
 /* Record an error on the machine (message printf-style) and return `s`. */

@@ -210,6 +210,32 @@ expect 1 "npukit: /dev/full: write error" -- "$NPK" compile -t tinytpu "$SRC/exa
 expect 3 "" -- "$NPK" run -t toy --trace="$T/tr.txt" --stats-output "$T/st.txt" --timeline "$T/tl2.json" "$T/three.s"
 grep -qF "exit r1" "$T/tr.txt" && grep -qF "instructions  2" "$T/st.txt" && "$JSON" "$T/tl2.json" && ok || bad "trace, statistics or timeline file wrong"
 
+# --- the commit log (docs/commit-log.md) ---
+# sum.s: li, li, li, then 10 x (add, addi, bne), exit: 34 records, 55 the exit status
+expect 55 "" -- "$NPK" run -t toy --commit-log "$T/c.log" "$SRC/examples/toy/sum.s"
+[ "$(wc -l <"$T/c.log")" = 34 ] && ok || bad "commit log of sum.s: $(wc -l <"$T/c.log") lines, want 34"
+[ "$(sed -n 4p "$T/c.log")" = "4 0x0000000c 0x20940000 r1=0x00000001 ; add r1, r1, r2" ] && ok ||
+  bad "commit log line 4: '$(sed -n 4p "$T/c.log")'"
+[ "$(tail -1 "$T/c.log")" = "34 0x00000018 0x08100000 ; exit r1" ] && ok || bad "commit log last line: '$(tail -1 "$T/c.log")'"
+# .jsonl: JSON lines by the name; --commit-log-format overrides it
+expect 55 "" -- "$NPK" run -t toy --commit-log "$T/c.jsonl" "$SRC/examples/toy/sum.s"
+head -1 "$T/c.jsonl" | grep -qF '{"seq":1,"cycle":0,"pc":"0x00000000","word":"0x10800000","disasm":"li r1, 0","retired":true,"effects":[{"reg":"r1","value":"0x00000000"}]}' &&
+  ok || bad "JSON commit log line 1: '$(head -1 "$T/c.jsonl")'"
+expect 55 "" -- "$NPK" run -t toy --commit-log "$T/c2.jsonl" --commit-log-format text "$SRC/examples/toy/sum.s"
+cmp -s "$T/c.log" "$T/c2.jsonl" && ok || bad "--commit-log-format text did not win over .jsonl"
+# '-': the log alone on standard output, the program's output on standard error
+"$NPK" run -t toy --commit-log - "$SRC/examples/toy/hello.s" >"$T/c3.log" 2>"$T/c3.err"
+grep -qF "Hello, toy!" "$T/c3.err" && ! grep -qF "Hello" "$T/c3.log" && head -1 "$T/c3.log" | grep -q '^1 0x00000000 ' &&
+  ok || bad "--commit-log -: the log is not alone on standard output"
+expect 125 "--commit-log-format frob: expected text or jsonl" -- "$NPK" run -t toy --commit-log "$T/c.log" --commit-log-format frob "$SRC/examples/toy/sum.s"
+expect 125 "--commit-log-format: no --commit-log to write" -- "$NPK" run -t toy --commit-log-format text "$SRC/examples/toy/sum.s"
+expect 125 "--trace and --commit-log both name" -- "$NPK" run -t toy --trace="$T/same.log" --commit-log "$T/same.log" "$SRC/examples/toy/sum.s"
+expect 125 "npukit: /dev/full: write error" -- "$NPK" run -t toy --commit-log /dev/full "$SRC/examples/toy/sum.s"
+# a target without records: refused before the run, and before the file is made
+expect 125 "--commit-log: pccx: commit records are not produced for this target yet" -- \
+  "$NPK" run -t pccx --commit-log "$T/none.log" "$SRC/examples/pccx/softmax.s"
+[ ! -e "$T/none.log" ] && ok || bad "--commit-log on pccx created the file"
+
 # --- --dump and --load are checked before the run (issue 13.8) ---
 printf 'li r1, 81\nputc r1\nputc r1\nputc r1\nhalt\n' >"$T/qqq.s"
 expect 0 "QQQ" -- "$NPK" run -t toy "$T/qqq.s"

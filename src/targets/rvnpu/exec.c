@@ -680,19 +680,159 @@ static int run_fast(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *done
 }
 #endif
 
+/* ---- commit records (docs/commit-log.md) ---------------------------------------------------- */
+
+/* The CSRs a record reports when they change (or when a CSR instruction writes them), in
+ * this order; fcsr only when written as fcsr. */
+static const struct {
+    const char *name;
+    uint16_t addr;
+} commit_csrs[] = {
+    {"fflags", 0x001}, {"frm", 0x002},      {"fcsr", 0x003},   {"mstatus", 0x300},
+    {"mtvec", 0x305},  {"mscratch", 0x340}, {"mepc", 0x341},   {"mcause", 0x342},
+    {"mtval", 0x343},
+};
+#define N_COMMIT_CSRS (sizeof commit_csrs / sizeof commit_csrs[0])
+static const char *const vreg_names[4] = {"vreg0", "vreg1", "vreg2", "vreg3"};
+static const char *const xreg_names[32] = {
+    "x0",  "x1",  "x2",  "x3",  "x4",  "x5",  "x6",  "x7",  "x8",  "x9",  "x10",
+    "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x20", "x21",
+    "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29", "x30", "x31"};
+static const char *const freg_names[32] = {
+    "f0",  "f1",  "f2",  "f3",  "f4",  "f5",  "f6",  "f7",  "f8",  "f9",  "f10",
+    "f11", "f12", "f13", "f14", "f15", "f16", "f17", "f18", "f19", "f20", "f21",
+    "f22", "f23", "f24", "f25", "f26", "f27", "f28", "f29", "f30", "f31"};
+
+/* The state an instruction may change, taken before it runs: a record reports what differs
+ * afterwards, plus what the instruction writes by definition (its destination register,
+ * a written CSR, the NPU accumulator it updates) even when the value stays the same. */
+typedef struct commit_pre {
+    uint32_t x[32], f[32], csr[N_COMMIT_CSRS], vreg[4];
+    uint64_t acc, facc;
+    uint32_t st_addr, st_value;
+    unsigned st_len;       /* a scalar store's width, 0 for none */
+} commit_pre;
+
+static uint32_t vreg_word(const rvnpu_npu *n, unsigned k)
+{
+    return (uint32_t)(uint8_t)n->vreg[k][0] | (uint32_t)(uint8_t)n->vreg[k][1] << 8 |
+           (uint32_t)(uint8_t)n->vreg[k][2] << 16 | (uint32_t)(uint8_t)n->vreg[k][3] << 24;
+}
+
+static void commit_before(rvnpu_state *s, commit_pre *p)
+{
+    memcpy(p->x, s->x, sizeof p->x);
+    memcpy(p->f, s->f, sizeof p->f);
+    for (size_t i = 0; i < N_COMMIT_CSRS; i++)
+        p->csr[i] = rvnpu_csr_read(s, commit_csrs[i].addr);
+    for (unsigned k = 0; k < 4; k++)
+        p->vreg[k] = vreg_word(&s->npu, k);
+    p->acc = s->npu.acc;
+    p->facc = s->npu.facc;
+    p->st_len = 0;
+    uint32_t off = s->pc - RVNPU_RAM_BASE;
+    if (off >= s->ram_size || (off & 3))
+        return;
+    const rvnpu_decoded *d = fetch(s);
+    switch ((rvnpu_op)d->op) {
+    case RVNPU_OP_SB: p->st_len = 1; break;
+    case RVNPU_OP_SH: p->st_len = 2; break;
+    case RVNPU_OP_SW: case RVNPU_OP_FSW: p->st_len = 4; break;
+    default: return;
+    }
+    p->st_addr = s->x[d->rs1] + (uint32_t)d->imm;
+    p->st_value = d->op == RVNPU_OP_FSW ? s->f[d->rs2] : s->x[d->rs2];
+}
+
+/* The NPU's stores while records are made: each element is a memory effect (adjacent ones
+ * merge into one), then the ordinary store. */
+static void commit_bus_store(void *ctx, uint32_t addr, uint32_t value, unsigned size)
+{
+    rvnpu_state *s = ctx;
+    npk_commit_sink *c = npk_observers(s->m)->commit;
+    if (c)
+        npk_commit_mem_value(c, "bus", addr, value, size);
+    rvnpu_store(s, addr, value, size);
+}
+
+static void commit_after(npk_machine *m, rvnpu_state *s, npk_commit_sink *c, const commit_pre *p,
+                         const rvnpu_decoded *d, uint32_t word, int retired, uint64_t cycle)
+{
+    unsigned dst = retired && d ? d->dst : RVNPU_NOREG;
+    for (unsigned i = 1; i < 32; i++)
+        if (dst == i || s->x[i] != p->x[i])
+            npk_commit_reg(c, xreg_names[i], 32, s->x[i]);
+    for (unsigned i = 0; i < 32; i++)
+        if (dst == 32 + i || s->f[i] != p->f[i])
+            npk_commit_reg(c, freg_names[i], 32, s->f[i]);
+    /* the CSR a CSR instruction writes: csrrw[i] always, the others with a non-zero rs1/zimm */
+    int csr_w = -1;
+    rvnpu_op op = d ? (rvnpu_op)d->op : RVNPU_OP_ILLEGAL;
+    if (retired && (op == RVNPU_OP_CSRRW || op == RVNPU_OP_CSRRWI ||
+                    ((op == RVNPU_OP_CSRRS || op == RVNPU_OP_CSRRC || op == RVNPU_OP_CSRRSI ||
+                      op == RVNPU_OP_CSRRCI) && (word >> 15 & 31) != 0)))
+        csr_w = (int)(word >> 20);
+    int listed = 0;
+    for (size_t i = 0; i < N_COMMIT_CSRS; i++) {
+        unsigned a = commit_csrs[i].addr;
+        uint32_t v = rvnpu_csr_read(s, a);
+        int written = csr_w == (int)a;
+        listed |= written;
+        if (a == 0x003 ? written
+                       : written || (v != p->csr[i] && !(csr_w == 0x003 && a <= 0x002)))
+            npk_commit_reg(c, commit_csrs[i].name, 32, v);
+    }
+    if (csr_w >= 0 && !listed) { /* counters, misa, mie, mip: reported by their own name */
+        const rvnpu_csr_info *ci = rvnpu_csr_find((unsigned)csr_w);
+        if (ci)
+            npk_commit_reg(c, ci->name, 32, rvnpu_csr_read(s, (unsigned)csr_w));
+    }
+    int acc_w = retired && (op == RVNPU_OP_NPU_MACC || op == RVNPU_OP_NPU_VMAC ||
+                            op == RVNPU_OP_NPU_RSTACC);
+    int facc_w = retired && (op == RVNPU_OP_NPU_FMACC || op == RVNPU_OP_NPU_FVMAC ||
+                             op == RVNPU_OP_NPU_FRSTACC);
+    if (acc_w || s->npu.acc != p->acc)
+        npk_commit_reg(c, "acc", 64, s->npu.acc);
+    if (facc_w || s->npu.facc != p->facc)
+        npk_commit_reg(c, "facc", 64, s->npu.facc);
+    for (unsigned k = 0; k < 4; k++) {
+        uint32_t v = vreg_word(&s->npu, k);
+        if ((retired && op == RVNPU_OP_NPU_LDVEC && (d->rd & 3) == k) || v != p->vreg[k])
+            npk_commit_reg(c, vreg_names[k], 32, v);
+    }
+    if (retired && p->st_len)
+        npk_commit_mem_value(c, "bus", p->st_addr, p->st_value, p->st_len);
+    if (!retired)
+        npk_commit_trap(c, cause_name(s->mcause), s->mcause, s->mtval);
+    npk_commit_end(m, c, retired, cycle);
+}
+
 static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *done,
                         npk_stop *stop)
 {
     npk_obs *o = npk_observers(m);
+    npk_commit_sink *cs = o->commit;
+    void (*bus_store)(void *, uint32_t, uint32_t, unsigned) = s->bus.store;
+    if (cs)
+        s->bus.store = commit_bus_store;
     uint64_t n = 0;
     while (!max || n < max) {
         const rvnpu_decoded *d;
         int taken = 0;
         uint32_t el = 0, pc = s->pc, word = 0;
-        fetch_word(s, pc, &word);
+        int fetched = fetch_word(s, pc, &word) == 0;
+        uint8_t bytes[4] = {(uint8_t)word, (uint8_t)(word >> 8), (uint8_t)(word >> 16),
+                            (uint8_t)(word >> 24)};
+        commit_pre pre;
+        if (cs) {
+            commit_before(s, &pre);
+            npk_commit_begin(cs, pc, fetched ? bytes : NULL, 4);
+        }
         int r = step(m, s, stop, &d, &taken, &el);
         if (r == TRAPPED || r == FAULTED) {
             o->extra[RVNPU_X_TRAPS]++;
+            if (cs)
+                commit_after(m, s, cs, &pre, d, word, 0, o->cycles);
             if (r == FAULTED)
                 break;
             continue;
@@ -700,8 +840,6 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
         n++;
         rvnpu_op op = (rvnpu_op)d->op;
         npk_event ev = {.pc = pc, .mnemonic = op, .unit = s->unit_of[op]};
-        uint8_t bytes[4] = {(uint8_t)word, (uint8_t)(word >> 8), (uint8_t)(word >> 16),
-                            (uint8_t)(word >> 24)};
         ev.word = bytes;
         uint64_t stalls = 0;
         rvnpu_timing(s, d, taken, el, &ev.start, &ev.end, &stalls);
@@ -719,10 +857,13 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
             else
                 o->extra[RVNPU_X_LOADS]++;
         }
+        if (cs)
+            commit_after(m, s, cs, &pre, d, word, 1, ev.start);
         npk_obs_retire(m, &ev);
         if (r == RETIRED_STOP)
             break;
     }
+    s->bus.store = bus_store;
     *done = n;
     return stop->reason != NPK_STOP_NONE;
 }

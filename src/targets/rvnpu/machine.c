@@ -530,4 +530,5 @@ const npk_target npk_target_rvnpu = {
     .n_extras = RVNPU_N_EXTRAS,
     .snap_save = rvnpu_snap_save,
     .snap_restore = rvnpu_snap_restore,
+    .commit_records = 1,
 };

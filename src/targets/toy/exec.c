@@ -173,6 +173,21 @@ static int run_fast(npk_machine *m, toy_state *s, uint64_t max, uint64_t *done, 
     return r;
 }
 
+/* The commit record of a retired instruction (docs/commit-log.md): the register it writes,
+ * then the word a store wrote. A fault retires nothing and makes no record. */
+static void commit(npk_machine *m, npk_commit_sink *c, const toy_state *s, const toy_decoded *d,
+                   uint32_t pc, const uint8_t *word, uint32_t st_addr, uint32_t st_value,
+                   uint64_t cycle)
+{
+    static const char *const names[8] = {"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7"};
+    npk_commit_begin(c, pc, word, 4);
+    if (d->uses & TOY_WRITES_RD)
+        npk_commit_reg(c, names[d->rd & 7], 32, s->r[d->rd & 7]);
+    if (d->op == TOY_ST)
+        npk_commit_mem_value(c, "mem", st_addr, st_value, 4);
+    npk_commit_end(m, c, 1, cycle);
+}
+
 static int run_observed(npk_machine *m, toy_state *s, uint64_t max, uint64_t *done,
                         npk_stop *stop)
 {
@@ -185,6 +200,8 @@ static int run_observed(npk_machine *m, toy_state *s, uint64_t max, uint64_t *do
         const toy_decoded *d = fetch(s);
         uint32_t pc = s->pc, word;
         memcpy(&word, s->mem + pc, 4);
+        /* what a store writes, read before it runs (it may overwrite its own operands' word) */
+        uint32_t st_addr = s->r[d->rs1] + (uint32_t)d->imm, st_value = s->r[d->rs2];
         int taken = 0;
         r = exec_one(m, s, d, stop, &taken);
         if (stop->reason == NPK_STOP_FAULT)
@@ -200,6 +217,8 @@ static int run_observed(npk_machine *m, toy_state *s, uint64_t max, uint64_t *do
         o->extra[TOY_X_LOADS] += d->op == TOY_LD;
         o->extra[TOY_X_STORES] += d->op == TOY_ST;
         o->extra[TOY_X_TAKEN] += (unsigned)taken;
+        if (o->commit)
+            commit(m, o->commit, s, d, pc, bytes, st_addr, st_value, ev.start);
         npk_obs_retire(m, &ev);
         if (r == STOPPED)
             break;

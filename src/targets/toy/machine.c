@@ -253,4 +253,5 @@ const npk_target npk_target_toy = {
     .n_extras = TOY_N_EXTRAS,
     .snap_save = toy_snap_save,
     .snap_restore = toy_snap_restore,
+    .commit_records = 1,
 };

@@ -1,0 +1,44 @@
+/* Commit records: the builder a target's observed loop fills for each instruction, and the
+ * sinks it feeds (the npk_on_commit callback and the text / JSON-lines log). One record, many
+ * sinks (docs/commit-log.md). */
+#ifndef NPK_CORE_COMMIT_H
+#define NPK_CORE_COMMIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "npukit/npukit.h"
+
+typedef struct npk_commit_sink {
+    npk_commit_fn fn;            /* npk_on_commit, or NULL */
+    void *ctx;
+    FILE *log;                   /* npk_commit_log, or NULL */
+    npk_commit_format fmt;
+    uint64_t seq;                /* records delivered */
+    npk_commit rec;              /* the record being built */
+    uint8_t word[16];
+    npk_effect *eff;             /* effects of the record being built */
+    size_t *boff;                /* MEM effects: offset of their bytes in `bytes` */
+    size_t n_eff, cap_eff;
+    uint8_t *bytes;
+    size_t n_bytes, cap_bytes;
+    int lost;                    /* an effect was dropped for want of memory */
+} npk_commit_sink;
+
+/* Start the record of the instruction at pc (word: word_bytes bytes in memory order, or
+ * NULL with 0 when none could be fetched). */
+void npk_commit_begin(npk_commit_sink *c, uint64_t pc, const uint8_t *word, unsigned word_bytes);
+void npk_commit_reg(npk_commit_sink *c, const char *name, unsigned bits, uint64_t value);
+/* `n` bytes written at addr of space `space` (a static name); a write right after the
+ * previous one of this record in the same space extends it. */
+void npk_commit_mem(npk_commit_sink *c, const char *space, uint64_t addr, const uint8_t *bytes,
+                    size_t n);
+/* The same for a value of n <= 8 bytes stored little-endian. */
+void npk_commit_mem_value(npk_commit_sink *c, const char *space, uint64_t addr, uint64_t value,
+                          unsigned n);
+void npk_commit_trap(npk_commit_sink *c, const char *cause_name, uint64_t cause, uint64_t tval);
+/* Finish the record and hand it to every sink. */
+void npk_commit_end(npk_machine *m, npk_commit_sink *c, int retired, uint64_t cycle);
+
+#endif

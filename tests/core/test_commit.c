@@ -1,0 +1,330 @@
+/* Commit records (docs/commit-log.md): the text log of a small toy and rvnpu program against
+ * hand-derived records (in tests/core/commit each .s says how its records were derived and
+ * its .expected holds them), the record struct through the callback, JSON lines, steps,
+ * resets, and that unsetting every sink gives the fast loop back.
+ * usage: test_commit DIR (the commit/ directory) */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/json_check.h"
+#include "core/machine.h"
+#include "npukit/npukit.h"
+#include "test.h"
+
+static const char *dir = ".";
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = malloc(1 << 16);
+    size_t n = buf ? fread(buf, 1, (1 << 16) - 1, f) : 0;
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
+
+static npk_machine *machine(const char *target, const char *prog)
+{
+    npk_machine *m = NULL;
+    char err[256], path[1024];
+    if (npk_create(&m, target, NULL, err, sizeof err) != NPK_OK) {
+        fprintf(stderr, "create %s: %s\n", target, err);
+        return NULL;
+    }
+    snprintf(path, sizeof path, "%s/%s", dir, prog);
+    if (npk_load_file(m, path, stderr) != NPK_OK) {
+        fprintf(stderr, "load %s: %s\n", path, npk_error(m));
+        npk_destroy(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* The whole log of a run as a string (malloc'd). */
+static char *run_log(npk_machine *m, npk_commit_format fmt, npk_stop *stop)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    NPK_CHECK(npk_commit_log(m, f, fmt) == NPK_OK);
+    NPK_CHECK(npk_run(m, 0, stop) == NPK_OK);
+    NPK_CHECK(npk_commit_log(m, NULL, fmt) == NPK_OK);
+    fclose(f);
+    return buf;
+}
+
+/* The text log equals the hand-derived records, line for line. */
+static void check_golden(const char *target, const char *prog, const char *expected,
+                         int exit_code)
+{
+    npk_machine *m = machine(target, prog);
+    NPK_CHECK(m != NULL);
+    if (!m)
+        return;
+    npk_stop stop;
+    char *log = run_log(m, NPK_COMMIT_TEXT, &stop);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, expected);
+    char *want = slurp(path);
+    NPK_CHECK(want != NULL);
+    NPK_CHECK(stop.reason == NPK_STOP_EXIT && stop.exit_code == exit_code);
+    if (log && want && strcmp(log, want) != 0) {
+        /* the first differing line, for the log */
+        const char *a = log, *b = want;
+        while (*a && *a == *b)
+            a++, b++;
+        while (a > log && a[-1] != '\n')
+            a--, b--;
+        fprintf(stderr, "%s: log differs from %s:\n got: %.*s\nwant: %.*s\n", target, expected,
+                (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b);
+    }
+    NPK_CHECK(log && want && strcmp(log, want) == 0);
+    free(log);
+    free(want);
+    npk_destroy(m);
+}
+
+/* ---- the record struct through the callback ------------------------------------------------ */
+
+#define MAX_REC 64
+typedef struct saved {
+    uint64_t seq, pc, cycle;
+    uint8_t word[4];
+    unsigned word_bytes;
+    int retired;
+    size_t n;
+    npk_effect e[8];
+    char names[8][32];
+    uint8_t bytes[8][8];
+} saved;
+
+typedef struct collect {
+    size_t n, calls;
+    saved r[MAX_REC];
+} collect;
+
+/* A callback copies what it keeps: the record is valid only during the call. */
+static void keep(npk_machine *m, const npk_commit *c, void *ctx)
+{
+    (void)m;
+    collect *k = ctx;
+    k->calls++;
+    if (k->n == MAX_REC)
+        return;
+    saved *s = &k->r[k->n++];
+    s->seq = c->seq, s->pc = c->pc, s->cycle = c->cycle, s->retired = c->retired;
+    s->word_bytes = c->word_bytes;
+    memcpy(s->word, c->word, c->word_bytes < 4 ? c->word_bytes : 4);
+    s->n = c->n_effects;
+    for (size_t i = 0; i < c->n_effects && i < 8; i++) {
+        s->e[i] = c->effects[i];
+        snprintf(s->names[i], sizeof s->names[i], "%s", c->effects[i].name);
+        if (c->effects[i].bytes)
+            memcpy(s->bytes[i], c->effects[i].bytes,
+                   c->effects[i].size < 8 ? c->effects[i].size : 8);
+    }
+}
+
+static void check_callback_rvnpu(void)
+{
+    npk_machine *m = machine("rvnpu", "rvnpu.s");
+    NPK_CHECK(m != NULL);
+    if (!m)
+        return;
+    static collect k;
+    memset(&k, 0, sizeof k);
+    NPK_CHECK(npk_on_commit(m, keep, &k) == NPK_OK);
+    npk_stop stop;
+    NPK_CHECK(npk_run(m, 0, &stop) == NPK_OK);
+    NPK_CHECK_EQ_U64(k.n, 22);
+    for (size_t i = 0; i < k.n; i++) {
+        NPK_REPORT(k.r[i].seq == i + 1, "record %zu: seq %llu\n", i, (unsigned long long)k.r[i].seq);
+        NPK_REPORT(i == 0 || k.r[i].cycle >= k.r[i - 1].cycle, "record %zu: cycle went back\n", i);
+    }
+    /* 1: lui s0, 0x80001, word 0x80001437 in memory order */
+    NPK_CHECK_EQ_U64(k.r[0].pc, 0x80000000u);
+    NPK_CHECK(k.r[0].word_bytes == 4 && k.r[0].word[0] == 0x37 && k.r[0].word[1] == 0x14 &&
+              k.r[0].word[2] == 0x00 && k.r[0].word[3] == 0x80);
+    NPK_CHECK(k.r[0].n == 1 && k.r[0].e[0].kind == NPK_EFFECT_REG && k.r[0].e[0].bits == 32);
+    NPK_CHECK_EQ_STR(k.r[0].names[0], "x8");
+    NPK_CHECK_EQ_U64(k.r[0].e[0].value, 0x80001000u);
+    /* 3: sw a0, 8(s0): bus[0x80001008] = 5, bytes 05 00 00 00 */
+    NPK_CHECK(k.r[2].n == 1 && k.r[2].e[0].kind == NPK_EFFECT_MEM);
+    NPK_CHECK_EQ_STR(k.r[2].names[0], "bus");
+    NPK_CHECK_EQ_U64(k.r[2].e[0].addr, 0x80001008u);
+    NPK_CHECK_EQ_U64(k.r[2].e[0].size, 4);
+    NPK_CHECK_EQ_U64(k.r[2].e[0].value, 5);
+    NPK_CHECK(k.r[2].bytes[0][0] == 5 && k.r[2].bytes[0][1] == 0 && k.r[2].bytes[0][3] == 0);
+    /* 9: fdiv.s: f12 then fflags, registers in the documented order */
+    NPK_CHECK(k.r[8].n == 2);
+    NPK_CHECK_EQ_STR(k.r[8].names[0], "f12");
+    NPK_CHECK_EQ_U64(k.r[8].e[0].value, 0x3fd55555u);
+    NPK_CHECK_EQ_STR(k.r[8].names[1], "fflags");
+    NPK_CHECK_EQ_U64(k.r[8].e[1].value, 1);
+    /* 11: npu.macc: acc = 15, 64 bits */
+    NPK_CHECK_EQ_STR(k.r[10].names[0], "acc");
+    NPK_CHECK(k.r[10].e[0].bits == 64 && k.r[10].e[0].value == 15);
+    /* 14: npu.stvec: four byte stores merged into one 4-byte write */
+    NPK_CHECK(k.r[13].n == 1 && k.r[13].e[0].kind == NPK_EFFECT_MEM);
+    NPK_CHECK_EQ_U64(k.r[13].e[0].addr, 0x8000100cu);
+    NPK_CHECK_EQ_U64(k.r[13].e[0].size, 4);
+    /* 19: the illegal word traps: not retired; mstatus, mepc, mcause, then the trap */
+    NPK_CHECK(k.r[18].retired == 0 && k.r[18].n == 4);
+    NPK_CHECK_EQ_STR(k.r[18].names[0], "mstatus");
+    NPK_CHECK_EQ_U64(k.r[18].e[0].value, 0x3880);
+    NPK_CHECK_EQ_STR(k.r[18].names[1], "mepc");
+    NPK_CHECK_EQ_U64(k.r[18].e[1].value, 0x80000048u);
+    NPK_CHECK(k.r[18].e[3].kind == NPK_EFFECT_TRAP && k.r[18].e[3].value == 2 &&
+              k.r[18].e[3].addr == 0);
+    NPK_CHECK_EQ_STR(k.r[18].names[3], "illegal instruction");
+    /* every other record retired */
+    int all = 1;
+    for (size_t i = 0; i < k.n; i++)
+        all &= k.r[i].retired == (i != 18);
+    NPK_CHECK(all);
+    NPK_CHECK(stop.reason == NPK_STOP_EXIT && stop.exit_code == 0);
+    npk_destroy(m);
+}
+
+/* Unset sinks: no more calls, and the machine is back on its fast loop (observers off). */
+static void check_unset(void)
+{
+    npk_machine *m = machine("toy", "toy.s");
+    NPK_CHECK(m != NULL);
+    if (!m)
+        return;
+    static collect k;
+    memset(&k, 0, sizeof k);
+    NPK_CHECK(!npk_obs_active(&m->obs));
+    NPK_CHECK(npk_on_commit(m, keep, &k) == NPK_OK);
+    NPK_CHECK(npk_obs_active(&m->obs));
+    npk_stop stop;
+    /* steps: one record each, numbered on */
+    NPK_CHECK(npk_step(m, &stop) == NPK_OK);
+    NPK_CHECK(npk_step(m, &stop) == NPK_OK);
+    NPK_CHECK_EQ_U64(k.calls, 2);
+    NPK_CHECK(k.r[1].seq == 2 && k.r[1].pc == 4);
+    NPK_CHECK(npk_on_commit(m, NULL, NULL) == NPK_OK);
+    NPK_CHECK(!npk_obs_active(&m->obs));
+    NPK_CHECK(m->obs.commit == NULL);
+    NPK_CHECK(npk_run(m, 0, &stop) == NPK_OK);
+    NPK_CHECK_EQ_U64(k.calls, 2);
+    NPK_CHECK(stop.reason == NPK_STOP_EXIT);
+
+    /* with the log and the callback together, both see every record; a reset starts the
+     * numbering again */
+    NPK_CHECK(npk_reset(m) == NPK_OK);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    NPK_CHECK(f != NULL);
+    if (!f) {
+        npk_destroy(m);
+        return;
+    }
+    k.n = k.calls = 0;
+    NPK_CHECK(npk_commit_log(m, f, NPK_COMMIT_JSONL) == NPK_OK);
+    NPK_CHECK(npk_on_commit(m, keep, &k) == NPK_OK);
+    uint64_t pc;
+    NPK_CHECK(npk_reg_read(m, "pc", &pc) == NPK_OK && pc == 0);
+    NPK_CHECK(npk_run(m, 0, &stop) == NPK_OK);
+    NPK_CHECK(npk_commit_log(m, NULL, NPK_COMMIT_JSONL) == NPK_OK);
+    NPK_CHECK(npk_obs_active(&m->obs)); /* the callback is still on */
+    NPK_CHECK(npk_on_commit(m, NULL, NULL) == NPK_OK);
+    NPK_CHECK(!npk_obs_active(&m->obs));
+    fclose(f);
+    NPK_CHECK_EQ_U64(k.calls, 8);
+    NPK_CHECK(k.r[0].seq == 1 && k.r[7].seq == 8);
+    /* JSON lines: 8 lines, each one valid JSON value; the store's record in full */
+    size_t lines = 0;
+    for (char *p = buf, *nl; p && (nl = strchr(p, '\n')); p = nl + 1) {
+        lines++;
+        NPK_REPORT(npk_json_check(p, (size_t)(nl - p)) == 0, "line %zu is not JSON: %.*s\n",
+                   lines, (int)(nl - p), p);
+    }
+    NPK_CHECK_EQ_U64(lines, 8);
+    NPK_CHECK_CONTAINS(buf, "{\"seq\":4,\"cycle\":3,\"pc\":\"0x0000000c\",\"word\":\"0x44260004\","
+                            "\"disasm\":\"st r3, 4(r2)\",\"retired\":true,\"effects\":[{\"mem\":"
+                            "\"mem\",\"addr\":\"0x00000044\",\"size\":4,\"value\":\"0x0000000a\","
+                            "\"bytes\":\"0a000000\"}]}\n");
+    NPK_CHECK_CONTAINS(buf, "\"effects\":[{\"reg\":\"r4\",\"value\":\"0x0000000a\"}]}");
+    free(buf);
+    npk_destroy(m);
+}
+
+/* The observed loop with records gives the same results as the fast loop. */
+static void check_same_results(void)
+{
+    npk_machine *a = machine("rvnpu", "rvnpu.s"), *b = machine("rvnpu", "rvnpu.s");
+    NPK_CHECK(a && b);
+    if (a && b) {
+        static collect k;
+        memset(&k, 0, sizeof k);
+        NPK_CHECK(npk_on_commit(a, keep, &k) == NPK_OK);
+        npk_stop sa, sb;
+        NPK_CHECK(npk_run(a, 0, &sa) == NPK_OK && npk_run(b, 0, &sb) == NPK_OK);
+        NPK_CHECK(sa.reason == sb.reason && sa.exit_code == sb.exit_code && sa.pc == sb.pc);
+        int same = 1;
+        for (size_t i = 0; i < npk_reg_count(a); i++) {
+            uint64_t va = 0, vb = 1;
+            npk_reg_read(a, npk_reg(a, i)->name, &va);
+            npk_reg_read(b, npk_reg(b, i)->name, &vb);
+            NPK_REPORT(va == vb, "%s differs: 0x%llx vs 0x%llx\n", npk_reg(a, i)->name,
+                       (unsigned long long)va, (unsigned long long)vb);
+            same &= va == vb;
+        }
+        NPK_CHECK(same);
+        uint8_t ma[16], mb[16];
+        NPK_CHECK(npk_mem_read(a, "ram", 0x1000, ma, 16) == NPK_OK &&
+                  npk_mem_read(b, "ram", 0x1000, mb, 16) == NPK_OK && memcmp(ma, mb, 16) == 0);
+        /* 21 retired + one trap record */
+        uint64_t ret;
+        NPK_CHECK(npk_reg_read(a, "minstret", &ret) == NPK_OK);
+        NPK_CHECK_EQ_U64(ret, 21);
+    }
+    npk_destroy(a);
+    npk_destroy(b);
+}
+
+static void check_errors(void)
+{
+    npk_machine *m = NULL;
+    char err[256];
+    NPK_CHECK(npk_create(&m, "opennpu", NULL, err, sizeof err) == NPK_OK);
+    if (!m)
+        return;
+    static collect k;
+    NPK_CHECK(npk_on_commit(m, keep, &k) == NPK_ERR_UNSUPPORTED);
+    NPK_CHECK_CONTAINS(npk_error(m), "opennpu: commit records are not produced");
+    NPK_CHECK(npk_commit_log(m, stderr, NPK_COMMIT_TEXT) == NPK_ERR_UNSUPPORTED);
+    NPK_CHECK(npk_on_commit(m, NULL, NULL) == NPK_OK); /* unsetting nothing is fine */
+    NPK_CHECK(npk_commit_log(m, NULL, NPK_COMMIT_TEXT) == NPK_OK);
+    NPK_CHECK(!npk_obs_active(&m->obs));
+    npk_destroy(m);
+    NPK_CHECK(npk_create(&m, "toy", NULL, err, sizeof err) == NPK_OK);
+    if (!m)
+        return;
+    NPK_CHECK(npk_commit_log(m, stderr, (npk_commit_format)7) == NPK_ERR_ARG);
+    NPK_CHECK_CONTAINS(npk_error(m), "commit log format 7");
+    NPK_CHECK(!npk_obs_active(&m->obs));
+    npk_destroy(m);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        dir = argv[1];
+    check_golden("toy", "toy.s", "toy.expected", 0);
+    check_golden("rvnpu", "rvnpu.s", "rvnpu.expected", 0);
+    check_callback_rvnpu();
+    check_unset();
+    check_same_results();
+    check_errors();
+    return npk_test_done();
+}
