@@ -707,7 +707,7 @@ static const char *const freg_names[32] = {
  * afterwards, plus what the instruction writes by definition (its destination register,
  * a written CSR, the NPU accumulator it updates) even when the value stays the same. */
 typedef struct commit_pre {
-    uint32_t x[32], f[32], csr[N_COMMIT_CSRS], vreg[4];
+    uint32_t x[32], f[32], csr_raw[10], vreg[4];
     uint64_t acc, facc;
     uint32_t st_addr, st_value;
     unsigned st_len;       /* a scalar store's width, 0 for none */
@@ -719,12 +719,34 @@ static uint32_t vreg_word(const rvnpu_npu *n, unsigned k)
            (uint32_t)(uint8_t)n->vreg[k][2] << 16 | (uint32_t)(uint8_t)n->vreg[k][3] << 24;
 }
 
+/* The state behind the CSRs of commit_csrs, raw: comparing it is cheaper than reading them. */
+static void csr_raw(const rvnpu_state *s, uint32_t r[10])
+{
+    r[0] = s->fflags, r[1] = s->frm, r[2] = s->mie, r[3] = s->mpie, r[4] = s->fs;
+    r[5] = s->mtvec, r[6] = s->mscratch, r[7] = s->mepc, r[8] = s->mcause, r[9] = s->mtval;
+}
+
+/* A CSR of commit_csrs from that raw state, as rvnpu_csr_read gives it (csr.c). */
+static uint32_t csr_of_raw(unsigned addr, const uint32_t r[10])
+{
+    switch (addr) {
+    case 0x001: return r[0];
+    case 0x002: return r[1];
+    case 0x003: return r[1] << 5 | r[0];
+    case 0x300: return r[2] << 3 | r[3] << 7 | 3u << 11 | r[4] << 13 | (r[4] == 3 ? 1u << 31 : 0);
+    case 0x305: return r[5];
+    case 0x340: return r[6];
+    case 0x341: return r[7];
+    case 0x342: return r[8];
+    default: return r[9];
+    }
+}
+
 static void commit_before(rvnpu_state *s, commit_pre *p)
 {
     memcpy(p->x, s->x, sizeof p->x);
     memcpy(p->f, s->f, sizeof p->f);
-    for (size_t i = 0; i < N_COMMIT_CSRS; i++)
-        p->csr[i] = rvnpu_csr_read(s, commit_csrs[i].addr);
+    csr_raw(s, p->csr_raw);
     for (unsigned k = 0; k < 4; k++)
         p->vreg[k] = vreg_word(&s->npu, k);
     p->acc = s->npu.acc;
@@ -755,16 +777,35 @@ static void commit_bus_store(void *ctx, uint32_t addr, uint32_t value, unsigned 
     rvnpu_store(s, addr, value, size);
 }
 
-static void commit_after(npk_machine *m, rvnpu_state *s, npk_commit_sink *c, const commit_pre *p,
+static void commit_after(npk_machine *m, rvnpu_state *s, npk_commit_sink *c, commit_pre *p,
                          const rvnpu_decoded *d, uint32_t word, int retired, uint64_t cycle)
 {
     unsigned dst = retired && d ? d->dst : RVNPU_NOREG;
-    for (unsigned i = 1; i < 32; i++)
-        if (dst == i || s->x[i] != p->x[i])
-            npk_commit_reg(c, xreg_names[i], 32, s->x[i]);
-    for (unsigned i = 0; i < 32; i++)
-        if (dst == 32 + i || s->f[i] != p->f[i])
-            npk_commit_reg(c, freg_names[i], 32, s->f[i]);
+    /* which registers changed, as bit masks, plus dst; usually dst is all that changed, which
+     * two memcmp calls tell once dst's old value is taken as its new one */
+    uint32_t xm = 0, fm = 0;
+    if (dst < 32) {
+        xm = 1u << dst;
+        p->x[dst] = s->x[dst];
+    } else if (dst < 64) {
+        fm = 1u << (dst - 32);
+        p->f[dst - 32] = s->f[dst - 32];
+    }
+    if (memcmp(s->x, p->x, sizeof p->x) != 0)
+        for (unsigned i = 0; i < 32; i++)
+            xm |= (uint32_t)(s->x[i] != p->x[i]) << i;
+    if (memcmp(s->f, p->f, sizeof p->f) != 0)
+        for (unsigned i = 0; i < 32; i++)
+            fm |= (uint32_t)(s->f[i] != p->f[i]) << i;
+    xm &= ~1u;
+    for (; xm; xm &= xm - 1) {
+        unsigned i = (unsigned)__builtin_ctz(xm);
+        npk_commit_reg(c, xreg_names[i], 32, s->x[i]);
+    }
+    for (; fm; fm &= fm - 1) {
+        unsigned i = (unsigned)__builtin_ctz(fm);
+        npk_commit_reg(c, freg_names[i], 32, s->f[i]);
+    }
     /* the CSR a CSR instruction writes: csrrw[i] always, the others with a non-zero rs1/zimm */
     int csr_w = -1;
     rvnpu_op op = d ? (rvnpu_op)d->op : RVNPU_OP_ILLEGAL;
@@ -773,13 +814,18 @@ static void commit_after(npk_machine *m, rvnpu_state *s, npk_commit_sink *c, con
                       op == RVNPU_OP_CSRRCI) && (word >> 15 & 31) != 0)))
         csr_w = (int)(word >> 20);
     int listed = 0;
-    for (size_t i = 0; i < N_COMMIT_CSRS; i++) {
+    uint32_t raw[10];
+    csr_raw(s, raw);
+    /* the common case, no CSR written or changed, compares ten words */
+    for (size_t i = 0; (csr_w >= 0 || memcmp(raw, p->csr_raw, sizeof raw) != 0) &&
+                       i < N_COMMIT_CSRS; i++) {
         unsigned a = commit_csrs[i].addr;
-        uint32_t v = rvnpu_csr_read(s, a);
+        uint32_t v = csr_of_raw(a, raw);
         int written = csr_w == (int)a;
         listed |= written;
         if (a == 0x003 ? written
-                       : written || (v != p->csr[i] && !(csr_w == 0x003 && a <= 0x002)))
+                       : written || (v != csr_of_raw(a, p->csr_raw) &&
+                                     !(csr_w == 0x003 && a <= 0x002)))
             npk_commit_reg(c, commit_csrs[i].name, 32, v);
     }
     if (csr_w >= 0 && !listed) { /* counters, misa, mie, mip: reported by their own name */

@@ -1,0 +1,148 @@
+/* bench_commit: rvnpu (and toy) instructions/s with a commit callback that does nothing
+ * (npk_on_commit), next to the fast path (no observers) and to the commit log written to
+ * /dev/null, in the same command. Prints M instructions/s and the ratio to the fast path;
+ * the issue-15 goal is >= 150 M instr/s with the no-op callback on rvnpu. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_machine.h"
+#include "npukit/npukit.h"
+
+#define W(opc, rd, rs1, rs2, imm)                                                            \
+    ((uint32_t)(opc) << 26 | (uint32_t)(rd) << 23 | (uint32_t)(rs1) << 20 |                  \
+     (uint32_t)(rs2) << 17 | ((uint32_t)(imm)&0xffff))
+
+/* toy: an endless counting loop (li; addi, add, jmp) */
+static const uint32_t toy_loop[] = {
+    W(0x04, 1, 0, 0, 0),  /* li   r1, 0 */
+    W(0x0B, 1, 1, 0, 1),  /* addi r1, r1, 1 */
+    W(0x08, 2, 2, 1, 0),  /* add  r2, r2, r1 */
+    W(0x1B, 0, 0, 0, -2), /* jmp  back to the addi */
+};
+
+/* rvnpu: the loop of bench_step (a load, a store to a data page, ALU work) */
+static const char rv_loop[] = "    la s0, buf\n"
+                              "loop:\n"
+                              "    lw t0, 0(s0)\n"
+                              "    addi t0, t0, 1\n"
+                              "    sw t0, 0(s0)\n"
+                              "    add a0, a0, t0\n"
+                              "    xor a1, a1, a0\n"
+                              "    j loop\n"
+                              "    .balign 4096\n"
+                              "buf: .word 0\n";
+
+enum { FAST, STATS, CALLBACK, LOG, N_MODES };
+static const char *const mode_names[N_MODES] = {"fast path", "statistics", "no-op callback",
+                                                "log /dev/null"};
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void nothing(npk_machine *m, const npk_commit *c, void *ctx)
+{
+    (void)m;
+    ++*(uint64_t *)ctx; /* counted, so that the calls are seen to happen */
+    (void)c;
+}
+
+/* Seconds for n instructions in one npk_run in the given mode; -1 on a failure. */
+static double timed(const char *target, uint64_t n, int mode)
+{
+    npk_machine *m;
+    char err[256];
+    if (npk_create(&m, target, NULL, err, sizeof err) != NPK_OK) {
+        fprintf(stderr, "bench_commit: %s\n", err);
+        return -1;
+    }
+    npk_status st = strcmp(target, "toy") == 0
+                        ? npk_load_raw(m, toy_loop, sizeof toy_loop, 0)
+                        : npk_load_asm(m, rv_loop, "bench_commit.s", stderr);
+    uint64_t calls = 0;
+    FILE *null = NULL;
+    if (st == NPK_OK && mode == STATS) /* the observed loop without records, for scale */
+        st = npk_stats_enable(m, 1);
+    if (st == NPK_OK && mode == CALLBACK)
+        st = npk_on_commit(m, nothing, &calls);
+    if (st == NPK_OK && mode == LOG) {
+        null = fopen("/dev/null", "w");
+        st = null ? npk_commit_log(m, null, NPK_COMMIT_TEXT) : NPK_ERR_IO;
+    }
+    npk_stop stop;
+    double t0 = now(), t = -1;
+    if (st == NPK_OK && npk_run(m, n, &stop) == NPK_OK && stop.reason == NPK_STOP_BUDGET)
+        t = now() - t0;
+    else
+        fprintf(stderr, "bench_commit: %s: %s\n", target, npk_error(m));
+    if (mode == CALLBACK && calls != n) {
+        fprintf(stderr, "bench_commit: %s: %llu callbacks for %llu instructions\n", target,
+                (unsigned long long)calls, (unsigned long long)n);
+        t = -1;
+    }
+    if (null) {
+        npk_commit_log(m, NULL, NPK_COMMIT_TEXT);
+        fclose(null);
+    }
+    npk_destroy(m);
+    return t;
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t n = 20000000;
+    unsigned runs = 3;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--insns") == 0 && i + 1 < argc)
+            n = strtoull(argv[++i], NULL, 0);
+        else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+            runs = (unsigned)atoi(argv[++i]);
+        else {
+            printf("usage: bench_commit [--insns N] [--runs R]\n"
+                   "N instructions (default 20000000) by npk_run on the fast path, with\n"
+                   "statistics (the observed loop), with a no-op commit callback and with the\n"
+                   "text commit log to /dev/null (N / 10), best of R runs (default 3), on rvnpu\n"
+                   "and toy.\n");
+            return strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0 ? 0 : 2;
+        }
+    }
+    if (n < 10 || runs == 0) {
+        fprintf(stderr, "bench_commit: --insns must be at least 10 and --runs positive\n");
+        return 2;
+    }
+    npk_bench_machine();
+    printf("%-7s %-16s %12s %12s %10s\n", "target", "mode", "insns", "M insn/s", "vs fast");
+    static const char *const targets[] = {"rvnpu", "toy"};
+    double rv_callback = 0;
+    for (size_t k = 0; k < 2; k++) {
+        double fast = 0;
+        for (int mode = 0; mode < N_MODES; mode++) {
+            uint64_t nm = mode == LOG ? n / 10 : n; /* formatting text is slow: fewer */
+            double best = 0;
+            for (unsigned r = 0; r < runs; r++) {
+                double t = timed(targets[k], nm, mode);
+                if (t < 0)
+                    return 1;
+                if (!best || t < best)
+                    best = t;
+            }
+            double rate = (double)nm / best / 1e6;
+            if (mode == FAST)
+                fast = rate;
+            if (k == 0 && mode == CALLBACK)
+                rv_callback = rate;
+            printf("%-7s %-16s %12llu %12.1f %10.3f\n", targets[k], mode_names[mode],
+                   (unsigned long long)nm, rate, rate / fast);
+        }
+    }
+    printf("rvnpu with a no-op commit callback: %.1f M instr/s; the issue-15 goal is 150 "
+           "(docs/commit-log.md, \"Cost\")\n", rv_callback);
+    return 0;
+}
