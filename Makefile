@@ -76,6 +76,7 @@ bench: build
 	$(BUILD)/bench/num/bench_num
 	$(BUILD)/bench/asm/bench_asm_labels
 	$(BUILD)/bench/core/bench_step
+	$(BUILD)/bench/core/bench_commit
 	$(BUILD)/bench/rvnpu/bench_rvnpu
 	$(BUILD)/bench/opennpu/bench_opennpu
 	$(BUILD)/bench/tinytpu/bench_tinytpu
