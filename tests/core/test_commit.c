@@ -3,9 +3,10 @@
  * its .expected holds them), the record struct through the callback, JSON lines, steps,
  * resets, and that unsetting every sink gives the fast loop back.
  * usage: test_commit DIR (the commit/ directory) */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/json_check.h"
 #include "core/machine.h"
@@ -292,6 +293,62 @@ static void check_same_results(void)
     npk_destroy(b);
 }
 
+/* A host syscall's writes: openat's a0, and read's bytes as one memory write of a0 bytes at
+ * the buffer (the file holds "abcd": a0 = 4, bytes 61 62 63 64 = 0x64636261). */
+static void check_syscall_read(void)
+{
+    char tmpl[] = "/tmp/npk_commit_XXXXXX", path[64], cfg[96];
+    if (!mkdtemp(tmpl)) {
+        NPK_CHECK(!"mkdtemp");
+        return;
+    }
+    snprintf(path, sizeof path, "%s/in.txt", tmpl);
+    FILE *f = fopen(path, "w");
+    NPK_CHECK(f && fputs("abcd", f) >= 0 && fclose(f) == 0);
+    snprintf(cfg, sizeof cfg, "fs_root=%s", tmpl);
+    npk_machine *m = NULL;
+    char err[256];
+    NPK_CHECK(npk_create(&m, "rvnpu", cfg, err, sizeof err) == NPK_OK);
+    static const char prog[] = "        la      a1, path\n"
+                               "        addi    a0, zero, -100\n"
+                               "        addi    a2, zero, 0\n"
+                               "        addi    a7, zero, 56\n"
+                               "        ecall\n"          /* openat: a0 = 3 */
+                               "        la      a1, buf\n"
+                               "        addi    a2, zero, 8\n"
+                               "        addi    a7, zero, 63\n"
+                               "        ecall\n"          /* read(3, buf, 8): a0 = 4 */
+                               "        addi    a7, zero, 93\n"
+                               "        ecall\n"
+                               "path:   .asciz \"in.txt\"\n"
+                               "        .balign 4\n"
+                               "buf:    .word 0, 0\n";
+    NPK_CHECK(m && npk_load_asm(m, prog, "read.s", stderr) == NPK_OK);
+    static collect k;
+    memset(&k, 0, sizeof k);
+    uint64_t buf = 0;
+    NPK_CHECK(m && npk_symbol(m, "buf", &buf) == NPK_OK);
+    NPK_CHECK(m && npk_on_commit(m, keep, &k) == NPK_OK);
+    npk_stop stop;
+    NPK_CHECK(m && npk_run(m, 0, &stop) == NPK_OK && stop.reason == NPK_STOP_EXIT);
+    /* records: la is auipc + addi, so the ecalls are records 6, 11 and 13 */
+    NPK_CHECK(k.n == 13);
+    if (k.n == 13) {
+        NPK_CHECK(k.r[5].n == 1 && k.r[5].e[0].kind == NPK_EFFECT_REG);
+        NPK_CHECK_EQ_STR(k.r[5].names[0], "x10");
+        NPK_CHECK_EQ_U64(k.r[5].e[0].value, 3);
+        NPK_CHECK(k.r[10].n == 2 && k.r[10].e[1].kind == NPK_EFFECT_MEM);
+        NPK_CHECK_EQ_U64(k.r[10].e[0].value, 4);
+        NPK_CHECK_EQ_U64(k.r[10].e[1].addr, buf);
+        NPK_CHECK_EQ_U64(k.r[10].e[1].size, 4);
+        NPK_CHECK_EQ_U64(k.r[10].e[1].value, 0x64636261u);
+        NPK_CHECK(k.r[12].n == 0);
+    }
+    npk_destroy(m);
+    remove(path);
+    rmdir(tmpl);
+}
+
 static void check_errors(void)
 {
     npk_machine *m = NULL;
@@ -325,6 +382,7 @@ int main(int argc, char **argv)
     check_callback_rvnpu();
     check_unset();
     check_same_results();
+    check_syscall_read();
     check_errors();
     return npk_test_done();
 }

@@ -848,6 +848,12 @@ static void commit_after(npk_machine *m, rvnpu_state *s, npk_commit_sink *c, com
     }
     if (retired && p->st_len)
         npk_commit_mem_value(c, "bus", p->st_addr, p->st_value, p->st_len);
+    /* the one host syscall that writes guest memory: read(fd, buf, n) filled a0 bytes at buf,
+     * all inside RAM (rvnpu spec §11.6; syscalls.c checked the range) */
+    if (retired && op == RVNPU_OP_ECALL && p->x[17] == 63 && (int32_t)s->x[10] > 0 &&
+        p->x[11] - RVNPU_RAM_BASE < s->ram_size &&
+        s->x[10] <= s->ram_size - (p->x[11] - RVNPU_RAM_BASE))
+        npk_commit_mem(c, "bus", p->x[11], s->ram + (p->x[11] - RVNPU_RAM_BASE), s->x[10]);
     if (!retired)
         npk_commit_trap(c, cause_name(s->mcause), s->mcause, s->mtval);
     npk_commit_end(m, c, retired, cycle);
