@@ -277,6 +277,55 @@ static int is_value_size(uint64_t n)
     return n == 1 || n == 2 || n == 4 || n == 8;
 }
 
+/* A line under construction: filled, then written with one fwrite per 512 bytes. */
+typedef struct lbuf {
+    FILE *f;
+    size_t n;
+    char b[512];
+} lbuf;
+
+static void lb_flush(lbuf *l)
+{
+    if (l->n)
+        fwrite(l->b, 1, l->n, l->f);
+    l->n = 0;
+}
+
+static void lb_str(lbuf *l, const char *s)
+{
+    for (; *s; s++) {
+        if (l->n == sizeof l->b)
+            lb_flush(l);
+        l->b[l->n++] = *s;
+    }
+}
+
+/* v as exactly `digits` lower-case hex digits (more when v needs them) */
+static void lb_hex(lbuf *l, uint64_t v, int digits)
+{
+    char t[17];
+    int n = 0;
+    while ((n < digits || v) && n < 16) {
+        t[15 - n] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+        n++;
+    }
+    t[16] = '\0';
+    lb_str(l, t + 16 - n);
+}
+
+static void lb_dec(lbuf *l, uint64_t v)
+{
+    char t[21];
+    int n = 20;
+    t[20] = '\0';
+    do {
+        t[--n] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    lb_str(l, t + n);
+}
+
 int npk_commit_print(npk_machine *m, const npk_commit *c, npk_commit_format fmt, FILE *f)
 {
     char text[200] = "?";
@@ -331,31 +380,52 @@ int npk_commit_print(npk_machine *m, const npk_commit *c, npk_commit_format fmt,
         fputs("]}\n", f);
         return ferror(f) ? -1 : 0;
     }
-    fprintf(f, "%" PRIu64 " 0x%0*" PRIx64 " ", c->seq, pcw, c->pc);
-    if (c->word_bytes)
-        put_word(f, c);
-    else
-        fputc('-', f);
+    /* the text line is built in a buffer: a log of millions of lines is its hot loop */
+    lbuf l = {f, 0, {0}};
+    lb_dec(&l, c->seq);
+    lb_str(&l, " 0x");
+    lb_hex(&l, c->pc, pcw);
+    lb_str(&l, " ");
+    if (c->word_bytes) {
+        lb_str(&l, "0x");
+        for (unsigned i = c->word_bytes; i-- > 0;)
+            lb_hex(&l, c->word[i], 2);
+    } else {
+        lb_str(&l, "-");
+    }
     for (size_t i = 0; i < c->n_effects; i++) {
         const npk_effect *e = &c->effects[i];
+        lb_str(&l, " ");
         switch (e->kind) {
         case NPK_EFFECT_REG:
-            fprintf(f, " %s=0x%0*" PRIx64, e->name, (int)((e->bits + 3) / 4), e->value);
+            lb_str(&l, e->name);
+            lb_str(&l, "=0x");
+            lb_hex(&l, e->value, (int)((e->bits + 3) / 4));
             break;
         case NPK_EFFECT_MEM:
-            fprintf(f, " %s[0x%08" PRIx64 "]=", e->name, e->addr);
+            lb_str(&l, e->name);
+            lb_str(&l, "[0x");
+            lb_hex(&l, e->addr, 8);
             if (is_value_size(e->size)) {
-                fprintf(f, "0x%0*" PRIx64, (int)(2 * e->size), e->value);
+                lb_str(&l, "]=0x");
+                lb_hex(&l, e->value, (int)(2 * e->size));
             } else {
-                fputs("bytes:", f);
-                put_bytes(f, e);
+                lb_str(&l, "]=bytes:");
+                for (uint64_t k = 0; k < e->size; k++)
+                    lb_hex(&l, e->bytes[k], 2);
             }
             break;
         case NPK_EFFECT_TRAP:
-            fprintf(f, " trap[%" PRIu64 "]=0x%08" PRIx64, e->value, e->addr);
+            lb_str(&l, "trap[");
+            lb_dec(&l, e->value);
+            lb_str(&l, "]=0x");
+            lb_hex(&l, e->addr, 8);
             break;
         }
     }
-    fprintf(f, " ; %s\n", text);
+    lb_str(&l, " ; ");
+    lb_str(&l, text);
+    lb_str(&l, "\n");
+    lb_flush(&l);
     return ferror(f) ? -1 : 0;
 }

@@ -798,14 +798,12 @@ static void commit_after(npk_machine *m, rvnpu_state *s, npk_commit_sink *c, com
         for (unsigned i = 0; i < 32; i++)
             fm |= (uint32_t)(s->f[i] != p->f[i]) << i;
     xm &= ~1u;
-    for (; xm; xm &= xm - 1) {
-        unsigned i = (unsigned)__builtin_ctz(xm);
-        npk_commit_reg(c, xreg_names[i], 32, s->x[i]);
-    }
-    for (; fm; fm &= fm - 1) {
-        unsigned i = (unsigned)__builtin_ctz(fm);
-        npk_commit_reg(c, freg_names[i], 32, s->f[i]);
-    }
+    for (unsigned i = 0; xm; i++, xm >>= 1)
+        if (xm & 1)
+            npk_commit_reg(c, xreg_names[i], 32, s->x[i]);
+    for (unsigned i = 0; fm; i++, fm >>= 1)
+        if (fm & 1)
+            npk_commit_reg(c, freg_names[i], 32, s->f[i]);
     /* the CSR a CSR instruction writes: csrrw[i] always, the others with a non-zero rs1/zimm */
     int csr_w = -1;
     rvnpu_op op = d ? (rvnpu_op)d->op : RVNPU_OP_ILLEGAL;
