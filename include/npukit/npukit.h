@@ -345,8 +345,8 @@ NPK_API npk_status npk_snapshot_restore_file(npk_machine *m, const char *path);
 
 /* What one instruction did: the single record behind the commit log (text and JSON lines)
  * and the C callback. Produced only while a commit callback or log is set (otherwise the
- * target's fast loop runs and no record exists). Targets that produce records: toy, rvnpu;
- * npk_on_commit and npk_commit_log are NPK_ERR_UNSUPPORTED on the others. */
+ * target's fast loop runs and no record exists). Targets that produce records: toy, rvnpu,
+ * opennpu; npk_on_commit and npk_commit_log are NPK_ERR_UNSUPPORTED on the others. */
 typedef enum npk_effect_kind {
     NPK_EFFECT_REG = 1,   /* a register was written (even with the value it held) */
     NPK_EFFECT_MEM,       /* bytes of a memory space were written */
@@ -356,7 +356,8 @@ typedef enum npk_effect_kind {
 typedef struct npk_effect {
     npk_effect_kind kind;
     const char *name;      /* REG: the register ("x5", "f3", "fflags", "acc", "vreg2");
-                              MEM: the space ("mem"); TRAP: the cause ("illegal instruction") */
+                              MEM: the space ("bus", "mem", "rf"); TRAP: the cause ("illegal
+                              instruction") */
     unsigned bits;         /* REG: the register's width */
     uint64_t addr;         /* MEM: address of the first byte written; TRAP: the trap value
                               (rvnpu mtval) */

@@ -1,6 +1,6 @@
-/* Commit records (docs/commit-log.md): the text log of a small toy and rvnpu program against
- * hand-derived records (in tests/core/commit each .s says how its records were derived and
- * its .expected holds them), the record struct through the callback, JSON lines, steps,
+/* Commit records (docs/commit-log.md): the text logs of small toy, rvnpu and opennpu programs
+ * against hand-derived records (in tests/core/commit each .s says how its records were derived
+ * and its .expected holds them), the record struct through the callback, JSON lines, steps,
  * resets, and that unsetting every sink gives the fast loop back.
  * usage: test_commit DIR (the commit/ directory) */
 #define _XOPEN_SOURCE 700
@@ -353,12 +353,12 @@ static void check_errors(void)
 {
     npk_machine *m = NULL;
     char err[256];
-    NPK_CHECK(npk_create(&m, "opennpu", NULL, err, sizeof err) == NPK_OK);
+    NPK_CHECK(npk_create(&m, "pccx", NULL, err, sizeof err) == NPK_OK);
     if (!m)
         return;
     static collect k;
     NPK_CHECK(npk_on_commit(m, keep, &k) == NPK_ERR_UNSUPPORTED);
-    NPK_CHECK_CONTAINS(npk_error(m), "opennpu: commit records are not produced");
+    NPK_CHECK_CONTAINS(npk_error(m), "pccx: commit records are not produced");
     NPK_CHECK(npk_commit_log(m, stderr, NPK_COMMIT_TEXT) == NPK_ERR_UNSUPPORTED);
     NPK_CHECK(npk_on_commit(m, NULL, NULL) == NPK_OK); /* unsetting nothing is fine */
     NPK_CHECK(npk_commit_log(m, NULL, NPK_COMMIT_TEXT) == NPK_OK);
@@ -379,6 +379,7 @@ int main(int argc, char **argv)
         dir = argv[1];
     check_golden("toy", "toy.s", "toy.expected", 0);
     check_golden("rvnpu", "rvnpu.s", "rvnpu.expected", 0);
+    check_golden("opennpu:K=4,L=8", "opennpu.s", "opennpu.expected", 0);
     check_callback_rvnpu();
     check_unset();
     check_same_results();

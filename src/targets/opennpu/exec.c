@@ -422,7 +422,11 @@ static inline int exec_one(onpu_state *s, const onpu_slot *slot, npk_stop *stop)
 
 /* ---- the two loops -------------------------------------------------------------------------- */
 
-static void retire(npk_machine *m, onpu_state *s, const onpu_slot *slot, uint64_t pc)
+static void commit(npk_machine *m, onpu_state *s, npk_commit_sink *c, const onpu_slot *slot,
+                   uint64_t pc, const uint8_t *rf_before, uint64_t cycle);
+
+static void retire(npk_machine *m, onpu_state *s, const onpu_slot *slot, uint64_t pc,
+                   npk_commit_sink *cs, const uint8_t *rf_before)
 {
     npk_obs *o = npk_observers(m);
     const onpu_decoded *d = &slot->d;
@@ -436,7 +440,42 @@ static void retire(npk_machine *m, onpu_state *s, const onpu_slot *slot, uint64_
             mem_bytes(d, s->cfg.K);
     npk_event ev = {.pc = 4 * pc, .word = s->image + 4 * pc, .mnemonic = d->op,
                     .unit = onpu_insns[d->op].unit, .start = issue, .end = done};
+    if (cs)
+        commit(m, s, cs, slot, pc, rf_before, issue);
     npk_obs_retire(m, &ev);
+}
+
+/* The commit record of the retired word at pc (docs/commit-log.md): every register-file row
+ * the instruction writes (its destination rows, D_n of §6.3, and any row whose bytes changed)
+ * as writes to space "rf", the data memory a store wrote ("mem"), the LUT bytes vsetlut wrote
+ * ("luta"/"lutb") and the whole accumulator after an MMA instruction ("acc"), in the
+ * byte layouts of those spaces. `rf_before` is the register file before the word ran. */
+static void commit(npk_machine *m, onpu_state *s, npk_commit_sink *c, const onpu_slot *slot,
+                   uint64_t pc, const uint8_t *rf_before, uint64_t cycle)
+{
+    const onpu_decoded *d = &slot->d;
+    unsigned K = s->cfg.K, L = s->cfg.L;
+    npk_commit_begin(c, 4 * pc, s->image + 4 * pc, 4);
+    if (onpu_mem_shapes[d->op].is_mem && onpu_mem_shapes[d->op].store) {
+        uint64_t ea = (uint64_t)((int64_t)onpu_lane_get(s, ONPU_VR, d->rs1, 0) + d->imm);
+        npk_commit_mem(c, "mem", ea, s->mem + ea, mem_bytes(d, K));
+    }
+    uint32_t rows = slot->dst_rows;
+    for (unsigned r = 0; r < L; r++)
+        if (memcmp(s->rf + r * K, rf_before + r * K, K) != 0)
+            rows |= 1u << r;
+    for (unsigned r = 0; r < L; r++)
+        if (rows >> r & 1) /* adjacent rows merge into one write */
+            npk_commit_mem(c, "rf", (uint64_t)r * K, s->rf + r * K, K);
+    if (d->op == ONPU_OP_VSETLUT_A || d->op == ONPU_OP_VSETLUT_B) {
+        unsigned off = (unsigned)d->imm * 4 * K;
+        npk_commit_mem(c, d->op == ONPU_OP_VSETLUT_A ? "luta" : "lutb", off,
+                       s->lut[d->op - ONPU_OP_VSETLUT_A] + off, 4 * K);
+    }
+    if (d->op == ONPU_OP_MMA || d->op == ONPU_OP_MMA_LAST || d->op == ONPU_OP_MMA_RESET)
+        for (unsigned i = 0; i < K * K; i++) /* P[i][j] at (i*K + j)*4, little-endian */
+            npk_commit_mem_value(c, "acc", 4 * (uint64_t)i, s->P[i], 4);
+    npk_commit_end(m, c, 1, cycle);
 }
 
 static inline uint64_t run_loop(npk_machine *m, onpu_state *s, uint64_t max, npk_stop *stop,
@@ -464,13 +503,17 @@ static inline uint64_t run_loop(npk_machine *m, onpu_state *s, uint64_t max, npk
             }
         }
 #endif
+        npk_commit_sink *cs = observed ? npk_observers(m)->commit : NULL;
+        uint8_t rf_before[ONPU_MAX_L * ONPU_MAX_K];
+        if (cs)
+            memcpy(rf_before, s->rf, (size_t)s->cfg.L * s->cfg.K);
         if (exec_one(s, slot, stop) == STOPPED) {
             if (observed)
                 npk_observers(m)->extra[ONPU_X_TRAPS]++;
             return n;
         }
         if (observed)
-            retire(m, s, slot, s->pc);
+            retire(m, s, slot, s->pc, cs, rf_before);
         s->pc++;
         n++;
     }

@@ -530,4 +530,5 @@ const npk_target npk_target_opennpu = {
     .n_extras = ONPU_N_EXTRAS,
     .snap_save = onpu_snap_save,
     .snap_restore = onpu_snap_restore,
+    .commit_records = 1,
 };
