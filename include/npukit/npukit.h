@@ -210,7 +210,7 @@ NPK_API npk_status npk_mem_write(npk_machine *m, const char *space, uint64_t add
                                  size_t n);
 
 /* The architectural registers by the names the target's spec uses ("pc", "a0", "fcsr",
- * "acc", "vreg2", "pe[1][0].w", ...); docs/state.md lists every target's names, and
+ * "acc", "v2", "pe[1][0].w", ...); docs/state.md lists every target's names, and
  * `npukit info -t T` prints them with their widths. Names match without regard to case. */
 typedef struct npk_reg_info {
     const char *name;
@@ -355,7 +355,7 @@ typedef enum npk_effect_kind {
 
 typedef struct npk_effect {
     npk_effect_kind kind;
-    const char *name;      /* REG: the register ("x5", "f3", "fflags", "acc", "vreg2");
+    const char *name;      /* REG: the register ("x5", "f3", "fflags", "acc", "v2");
                               MEM: the space ("bus", "mem", "rf"); TRAP: the cause ("illegal
                               instruction") */
     unsigned bits;         /* REG: the register's width */

@@ -693,7 +693,7 @@ static const struct {
     {"mtval", 0x343},
 };
 #define N_COMMIT_CSRS (sizeof commit_csrs / sizeof commit_csrs[0])
-static const char *const vreg_names[4] = {"vreg0", "vreg1", "vreg2", "vreg3"};
+static const char *const vreg_names[4] = {"v0", "v1", "v2", "v3"};
 static const char *const xreg_names[32] = {
     "x0",  "x1",  "x2",  "x3",  "x4",  "x5",  "x6",  "x7",  "x8",  "x9",  "x10",
     "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x20", "x21",

@@ -13,7 +13,7 @@
 # 10 csrrw a2, fflags, zero: x12 = old fflags 1; fflags written: 0
 # 11 npu.macc: acc = 0 + 5 * 3 = 15 (64 bits)
 # 12 npu.rstacc: x13 = acc_lo = 15; acc = 0
-# 13 npu.ldvec v1: vreg1 bytes = M8[0x80001008..0b] = 05 00 00 00 -> 0x00000005
+# 13 npu.ldvec v1: v1 bytes = M8[0x80001008..0b] = 05 00 00 00 -> 0x00000005
 # 14 npu.stvec v1: four byte stores at 0x8000100c.. merge into one 4-byte write = 5
 # 15 auipc: x5 = its pc 0x80000038
 # 16 x5 = 0x80000038 + 20 = 0x8000004c (the handler: record 20)
