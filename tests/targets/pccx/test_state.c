@@ -8,33 +8,11 @@
 
 #include "npukit/npukit.h"
 #include "test.h"
+#include "state.h"
 
 static npk_machine *load(const char *src)
 {
-    npk_machine *m = NULL;
-    char err[256];
-    if (npk_create(&m, "pccx", NULL, err, sizeof err) != NPK_OK) {
-        fprintf(stderr, "create: %s\n", err);
-        exit(1);
-    }
-    if (npk_load_asm(m, src, "state.s", stderr) != NPK_OK) {
-        fprintf(stderr, "load: %s\n", npk_error(m));
-        exit(1);
-    }
-    return m;
-}
-
-static uint64_t rd(npk_machine *m, const char *name)
-{
-    uint64_t v = 0xDEADBEEFDEADBEEFu;
-    if (npk_reg_read(m, name, &v) != NPK_OK)
-        fprintf(stderr, "read %s: %s\n", name, npk_error(m));
-    return v;
-}
-
-static void wr(npk_machine *m, const char *name, uint64_t v)
-{
-    NPK_REPORT(npk_reg_write(m, name, v) == NPK_OK, "write %s: %s\n", name, npk_error(m));
+    return state_load("pccx", src, "state.s");
 }
 
 static uint16_t l2(npk_machine *m, uint64_t e)
@@ -42,14 +20,6 @@ static uint16_t l2(npk_machine *m, uint64_t e)
     uint8_t b[2] = {0xEE, 0xEE};
     npk_mem_read(m, "l2", 2 * e, b, 2);
     return (uint16_t)(b[0] | b[1] << 8);
-}
-
-static const npk_reg_info *find(npk_machine *m, const char *name)
-{
-    for (size_t i = 0; i < npk_reg_count(m); i++)
-        if (strcmp(npk_reg(m, i)->name, name) == 0)
-            return npk_reg(m, i);
-    return NULL;
 }
 
 static void check_names(void)

@@ -6,28 +6,11 @@
 
 #include "npukit/npukit.h"
 #include "test.h"
+#include "state.h"
 
 static npk_machine *load(const char *src)
 {
-    npk_machine *m = NULL;
-    char err[256];
-    if (npk_create(&m, "rvnpu", NULL, err, sizeof err) != NPK_OK) {
-        fprintf(stderr, "create: %s\n", err);
-        exit(1);
-    }
-    if (npk_load_asm(m, src, "state.s", stderr) != NPK_OK) {
-        fprintf(stderr, "load: %s\n", npk_error(m));
-        exit(1);
-    }
-    return m;
-}
-
-static uint64_t rd(npk_machine *m, const char *name)
-{
-    uint64_t v = 0xDEADBEEFDEADBEEFu;
-    if (npk_reg_read(m, name, &v) != NPK_OK)
-        fprintf(stderr, "read %s: %s\n", name, npk_error(m));
-    return v;
+    return state_load("rvnpu", src, "state.s");
 }
 
 static void step(npk_machine *m, int n)
@@ -35,14 +18,6 @@ static void step(npk_machine *m, int n)
     npk_stop stop;
     for (int i = 0; i < n; i++)
         NPK_CHECK(npk_step(m, &stop) == NPK_OK && stop.reason == NPK_STOP_NONE);
-}
-
-static const npk_reg_info *find(npk_machine *m, const char *name)
-{
-    for (size_t i = 0; i < npk_reg_count(m); i++)
-        if (strcmp(npk_reg(m, i)->name, name) == 0)
-            return npk_reg(m, i);
-    return NULL;
 }
 
 /* every CSR of the §11.3 table, the NPU state of §2 (vreg[k] as v0..v3, its assembly name,

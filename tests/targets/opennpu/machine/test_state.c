@@ -6,28 +6,11 @@
 
 #include "npukit/npukit.h"
 #include "test.h"
+#include "state.h"
 
 static npk_machine *load(const char *spec, const char *src)
 {
-    npk_machine *m = NULL;
-    char err[256];
-    if (npk_create(&m, spec, NULL, err, sizeof err) != NPK_OK) {
-        fprintf(stderr, "create: %s\n", err);
-        exit(1);
-    }
-    if (npk_load_asm(m, src, "state.s", stderr) != NPK_OK) {
-        fprintf(stderr, "load: %s\n", npk_error(m));
-        exit(1);
-    }
-    return m;
-}
-
-static uint64_t rd(npk_machine *m, const char *name)
-{
-    uint64_t v = 0xDEADBEEFDEADBEEFu;
-    if (npk_reg_read(m, name, &v) != NPK_OK)
-        fprintf(stderr, "read %s: %s\n", name, npk_error(m));
-    return v;
+    return state_load(spec, src, "state.s");
 }
 
 /* lane k (32 bits) of a 4-lane 128-bit register read as bytes */

@@ -7,33 +7,11 @@
 
 #include "npukit/npukit.h"
 #include "test.h"
+#include "state.h"
 
 static npk_machine *load(const char *spec, const char *src)
 {
-    npk_machine *m = NULL;
-    char err[256];
-    if (npk_create(&m, spec, NULL, err, sizeof err) != NPK_OK) {
-        fprintf(stderr, "create: %s\n", err);
-        exit(1);
-    }
-    if (npk_load_asm(m, src, "state.tt", stderr) != NPK_OK) {
-        fprintf(stderr, "load: %s\n", npk_error(m));
-        exit(1);
-    }
-    return m;
-}
-
-static uint64_t rd(npk_machine *m, const char *name)
-{
-    uint64_t v = 0xDEADBEEFDEADBEEFu;
-    if (npk_reg_read(m, name, &v) != NPK_OK)
-        fprintf(stderr, "read %s: %s\n", name, npk_error(m));
-    return v;
-}
-
-static void wr(npk_machine *m, const char *name, uint64_t v)
-{
-    NPK_REPORT(npk_reg_write(m, name, v) == NPK_OK, "write %s: %s\n", name, npk_error(m));
+    return state_load(spec, src, "state.tt");
 }
 
 static uint16_t ub(npk_machine *m, unsigned a)
@@ -41,14 +19,6 @@ static uint16_t ub(npk_machine *m, unsigned a)
     uint8_t b[2] = {0xEE, 0xEE};
     npk_mem_read(m, "ub", 2 * a, b, 2);
     return (uint16_t)(b[0] | b[1] << 8);
-}
-
-static const npk_reg_info *find(npk_machine *m, const char *name)
-{
-    for (size_t i = 0; i < npk_reg_count(m); i++)
-        if (strcmp(npk_reg(m, i)->name, name) == 0)
-            return npk_reg(m, i);
-    return NULL;
 }
 
 /* A4.1 (7 per PE), A5.5 (E), A6.2/A6.3 (wp, gptr, mode), A7.2 (ptr/R/C/t per channel), A7.9,
