@@ -8,39 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_loops.h"
 #include "bench_machine.h"
 #include "npukit/npukit.h"
-
-#define W(opc, rd, rs1, rs2, imm)                                                            \
-    ((uint32_t)(opc) << 26 | (uint32_t)(rd) << 23 | (uint32_t)(rs1) << 20 |                  \
-     (uint32_t)(rs2) << 17 | ((uint32_t)(imm)&0xffff))
-
-/* toy: an endless counting loop (li; addi, add, jmp) */
-static const uint32_t toy_loop[] = {
-    W(0x04, 1, 0, 0, 0),  /* li   r1, 0 */
-    W(0x0B, 1, 1, 0, 1),  /* addi r1, r1, 1 */
-    W(0x08, 2, 2, 1, 0),  /* add  r2, r2, r1 */
-    W(0x1B, 0, 0, 0, -2), /* jmp  back to the addi */
-};
-
-/* rvnpu: an endless loop with a load, a store (to a data page) and ALU work */
-static const char rv_loop[] = "    la s0, buf\n"
-                              "loop:\n"
-                              "    lw t0, 0(s0)\n"
-                              "    addi t0, t0, 1\n"
-                              "    sw t0, 0(s0)\n"
-                              "    add a0, a0, t0\n"
-                              "    xor a1, a1, a0\n"
-                              "    j loop\n"
-                              "    .balign 4096\n"
-                              "buf: .word 0\n";
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static npk_machine *setup(const char *target)
 {
