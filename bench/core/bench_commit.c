@@ -67,22 +67,17 @@ static double timed(const char *target, uint64_t n, int mode)
 
 int main(int argc, char **argv)
 {
-    uint64_t n = 20000000;
-    unsigned runs = 3;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--insns") == 0 && i + 1 < argc)
-            n = strtoull(argv[++i], NULL, 0);
-        else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
-            runs = (unsigned)atoi(argv[++i]);
-        else {
-            printf("usage: bench_commit [--insns N] [--runs R]\n"
-                   "N instructions (default 20000000) by npk_run on the fast path, with\n"
-                   "statistics (the observed loop), with a no-op commit callback and with the\n"
-                   "text commit log to /dev/null (N / 10), best of R runs (default 3), on rvnpu\n"
-                   "and toy.\n");
-            return strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0 ? 0 : 2;
-        }
-    }
+    uint64_t n;
+    unsigned runs;
+    int quit = bench_loops_args(argc, argv,
+                                "usage: bench_commit [--insns N] [--runs R]\n"
+                       "N instructions (default 20000000) by npk_run on the fast path, with\n"
+                       "statistics (the observed loop), with a no-op commit callback and with the\n"
+                       "text commit log to /dev/null (N / 10), best of R runs (default 3), on rvnpu\n"
+                       "and toy.\n",
+                                &n, &runs);
+    if (quit >= 0)
+        return quit;
     if (n < 10 || runs == 0) {
         fprintf(stderr, "bench_commit: --insns must be at least 10 and --runs positive\n");
         return 2;

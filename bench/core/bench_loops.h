@@ -4,6 +4,9 @@
 #define NPK_BENCH_LOOPS_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define W(opc, rd, rs1, rs2, imm)                                                            \
@@ -35,6 +38,26 @@ static inline double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The options both benchmarks take, --insns N and --runs R (defaults 20000000 and 3): -1 to go
+ * on, else the exit status (0 after -h/--help, 2 for anything else, with `usage` printed). */
+static inline int bench_loops_args(int argc, char **argv, const char *usage, uint64_t *n,
+                                   unsigned *runs)
+{
+    *n = 20000000;
+    *runs = 3;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--insns") == 0 && i + 1 < argc)
+            *n = strtoull(argv[++i], NULL, 0);
+        else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+            *runs = (unsigned)atoi(argv[++i]);
+        else {
+            fputs(usage, stdout);
+            return strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0 ? 0 : 2;
+        }
+    }
+    return -1;
 }
 
 #endif

@@ -59,20 +59,15 @@ static double timed(const char *target, uint64_t n, int stepping)
 
 int main(int argc, char **argv)
 {
-    uint64_t n = 20000000;
-    unsigned runs = 3;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--insns") == 0 && i + 1 < argc)
-            n = strtoull(argv[++i], NULL, 0);
-        else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
-            runs = (unsigned)atoi(argv[++i]);
-        else {
-            printf("usage: bench_step [--insns N] [--runs R]\n"
-                   "N instructions (default 20000000) by npk_run and by N npk_step calls, best\n"
-                   "of R runs (default 3), on toy and rvnpu.\n");
-            return strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0 ? 0 : 2;
-        }
-    }
+    uint64_t n;
+    unsigned runs;
+    int quit = bench_loops_args(argc, argv,
+                                "usage: bench_step [--insns N] [--runs R]\n"
+                       "N instructions (default 20000000) by npk_run and by N npk_step calls, best\n"
+                       "of R runs (default 3), on toy and rvnpu.\n",
+                                &n, &runs);
+    if (quit >= 0)
+        return quit;
     if (n == 0 || runs == 0) {
         fprintf(stderr, "bench_step: --insns and --runs must be positive\n");
         return 2;
