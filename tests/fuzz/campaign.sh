@@ -1,0 +1,129 @@
+#!/bin/sh
+# The long fuzzing campaign (docs/reliability.md): every harness of a frozen copy of the fuzz
+# binaries to a target number of executions, in chunks, on several cores, resumable across
+# sessions. Each finished chunk is one line of the ledger CAMPAIGN_DIR/ledger.tsv:
+#   harness  chunk  executions  exec/s  new-crash-inputs  exit-status  finished-at
+# A harness is done when it has enough clean chunks (no crash input, exit status 0); chunks
+# add up because every chunk of a harness starts from the corpus the earlier ones grew.
+#
+#   tests/fuzz/campaign.sh freeze CAMPAIGN_DIR [BUILD_DIR]   copy build-fuzz's binaries and
+#                                                            note the commit (once)
+#   tests/fuzz/campaign.sh run CAMPAIGN_DIR                  work until done or stopped
+#   tests/fuzz/campaign.sh status CAMPAIGN_DIR               executions per harness so far
+#
+# Settings (environment): CAMPAIGN_TARGET executions per harness (default 10000000),
+# CAMPAIGN_CHUNK executions per chunk (default 1000000), CAMPAIGN_JOBS parallel chunks
+# (default: the number of cores), CAMPAIGN_HARNESS names (default all), CAMPAIGN_NICE (19).
+# `run` hands the next chunk to the harness with the fewest executions done or under way,
+# so every harness gets its first million early. Stopping `run` (Ctrl-C, or kill its process
+# group) loses only the chunks under way. Crash inputs go to tests/fuzz/crashes/<harness>/.
+set -u
+cmd=${1:-}
+DIR=${2:-}
+SRC=$(cd "$(dirname "$0")" && pwd)
+TARGET=${CAMPAIGN_TARGET:-10000000}
+CHUNK=${CAMPAIGN_CHUNK:-1000000}
+JOBS=${CAMPAIGN_JOBS:-$(nproc 2>/dev/null || echo 1)}
+NICE=${CAMPAIGN_NICE:-19}
+ALL=$(sed -n 's/^ALL="\(.*\)/\1/p; s/^ *\([a-z_ ]*\)"$/\1/p' "$SRC/run.sh" | tr '\n' ' ')
+HARNESSES=${CAMPAIGN_HARNESS:-$ALL}
+
+usage() {
+    sed -n '2,20s/^# \{0,1\}//p' "$0" >&2
+    exit 2
+}
+[ -n "$cmd" ] && [ -n "$DIR" ] || usage
+
+# executions of harness $1 in finished clean chunks, and in chunks under way ($DIR/claims)
+done_execs() {
+    awk -v h="$1" '$1 == h && $5 == 0 && $6 == 0 {s += $3} END {print s + 0}' \
+        "$DIR/ledger.tsv" 2>/dev/null || echo 0
+}
+dirty() { awk -v h="$1" '$1 == h && ($5 != 0 || $6 != 0) {n++} END {print n + 0}' \
+    "$DIR/ledger.tsv" 2>/dev/null || echo 0; }
+claimed() { grep -c "^$1 " "$DIR/claims" 2>/dev/null || true; }
+
+case $cmd in
+freeze)
+    BUILD=${3:-$SRC/../../build-fuzz}
+    [ -d "$DIR/tests/fuzz" ] && { echo "campaign: $DIR is frozen already" >&2; exit 2; }
+    ls "$BUILD"/tests/fuzz/fuzz_* >/dev/null 2>&1 ||
+        { echo "campaign: no fuzz binaries in $BUILD/tests/fuzz (make build-fuzz)" >&2; exit 2; }
+    mkdir -p "$DIR/tests/fuzz" "$DIR/scratch"
+    cp "$BUILD"/tests/fuzz/fuzz_* "$DIR/tests/fuzz/"
+    git -C "$SRC" describe --always --dirty >"$DIR/commit"
+    : >"$DIR/ledger.tsv"
+    echo "campaign: froze $(ls "$DIR/tests/fuzz" | wc -l) harnesses of $(cat "$DIR/commit") in $DIR"
+    ;;
+status)
+    [ -f "$DIR/commit" ] || { echo "campaign: $DIR is not a campaign (freeze first)" >&2; exit 2; }
+    echo "campaign of $(cat "$DIR/commit"), target $TARGET executions per harness"
+    printf '%-16s %12s %8s %s\n' harness executions exec/s state
+    left=0
+    for h in $HARNESSES; do
+        n=$(done_execs "$h")
+        rate=$(awk -v h="$h" '$1 == h && $6 == 0 {e += $3; t += $3 / ($4 > 0 ? $4 : 1)}
+                              END {print (t > 0 ? int(e / t) : 0)}' "$DIR/ledger.tsv")
+        if [ "$(dirty "$h")" -gt 0 ]; then st="REPORT (see the ledger)"
+        elif [ "$n" -ge "$TARGET" ]; then st=done
+        else st=running; left=1; fi
+        printf '%-16s %12s %8s %s\n' "$h" "$n" "$rate" "$st"
+    done
+    exit $left
+    ;;
+run)
+    [ -f "$DIR/commit" ] || { echo "campaign: $DIR is not a campaign (freeze first)" >&2; exit 2; }
+    DIR=$(cd "$DIR" && pwd)
+    : >"$DIR/claims"
+    # the next harness, claimed: fewest executions done + under way, below the target, no
+    # report yet. Called with the lock held.
+    pick() {
+        best='' bestn=0
+        for h in $HARNESSES; do
+            [ "$(dirty "$h")" -gt 0 ] && continue
+            n=$(($(done_execs "$h") + $(claimed "$h") * CHUNK))
+            [ "$n" -ge "$TARGET" ] && continue
+            if [ -z "$best" ] || [ "$n" -lt "$bestn" ]; then best=$h bestn=$n; fi
+        done
+        [ -n "$best" ] && echo "$best " >>"$DIR/claims"
+        echo "$best"
+    }
+    # record a finished chunk and drop its claim. Called with the lock held.
+    record() { # harness execs rate new ok
+        n=$(awk -v h="$1" '$1 == h' "$DIR/ledger.tsv" | wc -l)
+        printf '%s\t%d\t%s\t%s\t%s\t%s\t%s\n' "$1" $((n + 1)) "$2" "$3" "$4" "$5" \
+            "$(date -u +%FT%TZ)" >>"$DIR/ledger.tsv"
+        { grep -v "^$1 " "$DIR/claims"; grep "^$1 " "$DIR/claims" | tail -n +2; } \
+            >"$DIR/claims.new"
+        mv "$DIR/claims.new" "$DIR/claims"
+    }
+    worker() {
+        while :; do
+            h=$( (flock 9 && pick) 9>"$DIR/lock")
+            [ -n "$h" ] || return 0
+            d=$(done_execs "$h")
+            runs=$((TARGET - d < CHUNK ? TARGET - d : CHUNK))
+            line=$(FUZZ_RUNS=$runs FUZZ_HARNESS=$h nice -n "$NICE" sh "$SRC/run.sh" "$DIR" \
+                "$DIR/scratch" 2>&1 | grep "^fuzz: $h ")
+            execs=$(echo "$line" | awk '{print $3}')
+            rate=$(echo "$line" | awk '{print $5}')
+            new=$(echo "$line" | awk '{print $7}')
+            # a clean chunk: run.sh saw no new crash input, and libFuzzer ran all its runs
+            ok=1
+            [ -n "$execs" ] && [ "$new" = 0 ] && [ "$execs" -ge "$runs" ] && ok=0
+            (flock 9 && record "$h" "${execs:-0}" "${rate:-0}" "${new:-?}" "$ok") 9>"$DIR/lock"
+            echo "campaign: $h +${execs:-0} executions, $(done_execs "$h") done," \
+                "${rate:-?} exec/s, ${new:-?} new crash input(s)$([ $ok = 0 ] || echo ': REPORT')"
+        done
+    }
+    cd "$DIR" || exit 2
+    i=0
+    while [ "$i" -lt "$JOBS" ]; do
+        worker &
+        i=$((i + 1))
+    done
+    wait
+    sh "$SRC/campaign.sh" status "$DIR"
+    ;;
+*) usage ;;
+esac
