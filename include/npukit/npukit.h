@@ -346,7 +346,8 @@ NPK_API npk_status npk_snapshot_restore_file(npk_machine *m, const char *path);
 /* What one instruction did: the single record behind the commit log (text and JSON lines)
  * and the C callback. Produced only while a commit callback or log is set (otherwise the
  * target's fast loop runs and no record exists). Targets that produce records: toy, rvnpu,
- * opennpu; npk_on_commit and npk_commit_log are NPK_ERR_UNSUPPORTED on the others. */
+ * opennpu, pccx (one per issued instruction); npk_on_commit and npk_commit_log are
+ * NPK_ERR_UNSUPPORTED on the others. */
 typedef enum npk_effect_kind {
     NPK_EFFECT_REG = 1,   /* a register was written (even with the value it held) */
     NPK_EFFECT_MEM,       /* bytes of a memory space were written */

@@ -232,9 +232,15 @@ expect 125 "--commit-log-format: no --commit-log to write" -- "$NPK" run -t toy 
 expect 125 "--trace and --commit-log both name" -- "$NPK" run -t toy --trace="$T/same.log" --commit-log "$T/same.log" "$SRC/examples/toy/sum.s"
 expect 125 "npukit: /dev/full: write error" -- "$NPK" run -t toy --commit-log /dev/full "$SRC/examples/toy/sum.s"
 # a target without records: refused before the run, and before the file is made
-expect 125 "--commit-log: pccx: commit records are not produced for this target yet (toy, rvnpu and opennpu" -- \
-  "$NPK" run -t pccx --commit-log "$T/none.log" "$SRC/examples/pccx/softmax.s"
-[ ! -e "$T/none.log" ] && ok || bad "--commit-log on pccx created the file"
+expect 125 "--commit-log: tinytpu: commit records are not produced for this target yet (toy, rvnpu, opennpu and pccx" -- \
+  "$NPK" run -t tinytpu --commit-log "$T/none.log" "$SRC/tests/bad/inputs/tinytpu_ok.tt"
+[ ! -e "$T/none.log" ] && ok || bad "--commit-log on tinytpu created the file"
+# pccx: one record per issued instruction (tests/core/commit/pccx.s derives them), text and jsonl
+expect 0 "" -- "$NPK" run -t pccx --commit-log "$T/p.log" "$SRC/tests/core/commit/pccx.s"
+cmp -s "$T/p.log" "$SRC/tests/core/commit/pccx.expected" && ok || bad "pccx commit log differs from pccx.expected"
+expect 0 "" -- "$NPK" run -t pccx --commit-log "$T/p.jsonl" "$SRC/tests/core/commit/pccx.s"
+[ "$(wc -l <"$T/p.jsonl")" = 7 ] && sed -n 4p "$T/p.jsonl" | grep -qF '{"seq":4,"cycle":12,"pc":"0x0000000000000003","word":"0x0004000102808100","disasm":"gemv dst=0x80, src=0x40, size=2, shape=1, findemax, w_scale","retired":true,"effects":[{"reg":"E_MAX","value":"0x41200000"},{"reg":"weight_queue","value":"0x00000000"},{"reg":"queue.gemv","value":"0x00000001"},{"mem":"l2","addr":"0x00000800","size":4,"value":"0x412040d0","bytes":"d0402041"}]}' &&
+  ok || bad "pccx JSON commit log line 4: '$(sed -n 4p "$T/p.jsonl")'"
 
 # --- --dump and --load are checked before the run (issue 13.8) ---
 printf 'li r1, 81\nputc r1\nputc r1\nputc r1\nhalt\n' >"$T/qqq.s"

@@ -1,4 +1,4 @@
-/* Commit records (docs/commit-log.md): the text logs of small toy, rvnpu and opennpu programs
+/* Commit records (docs/commit-log.md): the text logs of small toy, rvnpu, opennpu and pccx programs
  * against hand-derived records (in tests/core/commit each .s says how its records were derived
  * and its .expected holds them), the record struct through the callback, JSON lines, steps,
  * resets, and that unsetting every sink gives the fast loop back.
@@ -96,7 +96,7 @@ static void check_golden(const char *target, const char *prog, const char *expec
 #define MAX_REC 64
 typedef struct saved {
     uint64_t seq, pc, cycle;
-    uint8_t word[4];
+    uint8_t word[8];
     unsigned word_bytes;
     int retired;
     size_t n;
@@ -121,7 +121,7 @@ static void keep(npk_machine *m, const npk_commit *c, void *ctx)
     saved *s = &k->r[k->n++];
     s->seq = c->seq, s->pc = c->pc, s->cycle = c->cycle, s->retired = c->retired;
     s->word_bytes = c->word_bytes;
-    memcpy(s->word, c->word, c->word_bytes < 4 ? c->word_bytes : 4);
+    memcpy(s->word, c->word, c->word_bytes < 8 ? c->word_bytes : 8);
     s->n = c->n_effects;
     for (size_t i = 0; i < c->n_effects && i < 8; i++) {
         s->e[i] = c->effects[i];
@@ -349,16 +349,94 @@ static void check_syscall_read(void)
     rmdir(tmpl);
 }
 
+/* pccx through the callback: pc is the issue index, cycle the push cycle a_i (0, 4, ..., 24 as
+ * derived in commit/pccx.s), and the records leave results and timing as they were. A word
+ * hw-compat drops still has its record (it occupies the FIFO, pccx spec §4.8); a faulting one
+ * has none. */
+static void check_pccx(void)
+{
+    npk_machine *m = machine("pccx", "pccx.s"), *b = machine("pccx", "pccx.s");
+    NPK_CHECK(m && b);
+    if (!m || !b) {
+        npk_destroy(m);
+        npk_destroy(b);
+        return;
+    }
+    static collect k;
+    memset(&k, 0, sizeof k);
+    NPK_CHECK(npk_on_commit(m, keep, &k) == NPK_OK);
+    NPK_CHECK(npk_stats_enable(m, 1) == NPK_OK && npk_stats_enable(b, 1) == NPK_OK);
+    npk_stop sa, sb;
+    NPK_CHECK(npk_run(m, 0, &sa) == NPK_OK && npk_run(b, 0, &sb) == NPK_OK);
+    NPK_CHECK(sa.reason == NPK_STOP_EXIT && sb.reason == NPK_STOP_EXIT);
+    NPK_CHECK_EQ_U64(k.n, 7);
+    for (size_t i = 0; i < k.n; i++) {
+        NPK_REPORT(k.r[i].pc == i && k.r[i].cycle == 4 * i && k.r[i].word_bytes == 8 &&
+                   k.r[i].retired, "record %zu: pc %llu cycle %llu\n", i,
+                   (unsigned long long)k.r[i].pc, (unsigned long long)k.r[i].cycle);
+    }
+    /* 4: gemv: E_MAX, weight_queue, queue.gemv, then the 4 bytes at l2 0x800 */
+    NPK_CHECK(k.r[3].n == 4);
+    NPK_CHECK_EQ_STR(k.r[3].names[0], "E_MAX");
+    NPK_CHECK(k.r[3].e[0].bits == 32 && k.r[3].e[0].value == 0x41200000u);
+    NPK_CHECK_EQ_STR(k.r[3].names[1], "weight_queue");
+    NPK_CHECK_EQ_U64(k.r[3].e[1].value, 0);
+    NPK_CHECK_EQ_STR(k.r[3].names[2], "queue.gemv");
+    NPK_CHECK_EQ_U64(k.r[3].e[2].value, 1);
+    NPK_CHECK(k.r[3].e[3].kind == NPK_EFFECT_MEM && k.r[3].e[3].addr == 0x800 &&
+              k.r[3].e[3].size == 4 && k.r[3].e[3].value == 0x412040d0u);
+    NPK_CHECK_EQ_STR(k.r[3].names[3], "l2");
+    /* 7: memcpy.l2h: 16 bytes of host DDR at 0x100 (no value: not 1, 2, 4 or 8 bytes) */
+    NPK_CHECK(k.r[6].n == 2 && k.r[6].e[1].kind == NPK_EFFECT_MEM &&
+              k.r[6].e[1].addr == 0x100 && k.r[6].e[1].size == 16 && k.r[6].e[1].value == 0);
+    NPK_CHECK_EQ_STR(k.r[6].names[1], "host");
+    NPK_CHECK(k.r[6].bytes[1][0] == 0xd0 && k.r[6].bytes[1][7] == 0x3f);
+    /* the same state and statistics as without records */
+    static const char *const regs[] = {"E_MAX", "host_clock", "status", "issued", "pc"};
+    for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++) {
+        uint64_t va = 1, vb = 2;
+        NPK_CHECK(npk_reg_read(m, regs[i], &va) == NPK_OK &&
+                  npk_reg_read(b, regs[i], &vb) == NPK_OK);
+        NPK_REPORT(va == vb, "%s: 0x%llx with records, 0x%llx without\n", regs[i],
+                   (unsigned long long)va, (unsigned long long)vb);
+    }
+    npk_stats s1, s2;
+    NPK_CHECK(npk_stats_get(m, &s1) == NPK_OK && npk_stats_get(b, &s2) == NPK_OK);
+    NPK_CHECK(s1.cycles == s2.cycles && s1.cycles > 0 && s1.n_units == s2.n_units);
+    for (size_t u = 0; u < s1.n_units && u < s2.n_units; u++)
+        NPK_REPORT(s1.busy[u] == s2.busy[u], "unit %s: busy %llu vs %llu\n", s1.unit[u],
+                   (unsigned long long)s1.busy[u], (unsigned long long)s2.busy[u]);
+    npk_destroy(m);
+    npk_destroy(b);
+
+    /* hw-compat: the reserved opcode 0x5 is dropped: a record with no effects of its own
+     * (the memset before it has completed by then: status stays DONE); then a fault (GEMV
+     * with an empty weight queue, pccx spec §9): no record, the run stops */
+    char err[256];
+    m = NULL;
+    NPK_CHECK(npk_create(&m, "pccx", "mode=hw-compat", err, sizeof err) == NPK_OK);
+    static const char prog[] = "    memset fmap, idx=1, a=1, b=8, c=1\n"
+                               "    .word 0x5000000000000000\n"
+                               "    gemv dst=0x10, src=0, size=1, shape=1\n";
+    NPK_CHECK(m && npk_load_asm(m, prog, "drop.s", stderr) == NPK_OK);
+    memset(&k, 0, sizeof k);
+    NPK_CHECK(m && npk_on_commit(m, keep, &k) == NPK_OK);
+    NPK_CHECK(m && npk_run(m, 0, &sa) == NPK_OK && sa.reason == NPK_STOP_FAULT);
+    NPK_CHECK_EQ_U64(k.n, 2);
+    NPK_CHECK(k.r[1].pc == 1 && k.r[1].n == 0 && k.r[1].retired && k.r[1].word[7] == 0x50);
+    npk_destroy(m);
+}
+
 static void check_errors(void)
 {
     npk_machine *m = NULL;
     char err[256];
-    NPK_CHECK(npk_create(&m, "pccx", NULL, err, sizeof err) == NPK_OK);
+    NPK_CHECK(npk_create(&m, "tinytpu", NULL, err, sizeof err) == NPK_OK);
     if (!m)
         return;
     static collect k;
     NPK_CHECK(npk_on_commit(m, keep, &k) == NPK_ERR_UNSUPPORTED);
-    NPK_CHECK_CONTAINS(npk_error(m), "pccx: commit records are not produced");
+    NPK_CHECK_CONTAINS(npk_error(m), "tinytpu: commit records are not produced");
     NPK_CHECK(npk_commit_log(m, stderr, NPK_COMMIT_TEXT) == NPK_ERR_UNSUPPORTED);
     NPK_CHECK(npk_on_commit(m, NULL, NULL) == NPK_OK); /* unsetting nothing is fine */
     NPK_CHECK(npk_commit_log(m, NULL, NPK_COMMIT_TEXT) == NPK_OK);
@@ -380,10 +458,12 @@ int main(int argc, char **argv)
     check_golden("toy", "toy.s", "toy.expected", 0);
     check_golden("rvnpu", "rvnpu.s", "rvnpu.expected", 0);
     check_golden("opennpu:K=4,L=8", "opennpu.s", "opennpu.expected", 0);
+    check_golden("pccx", "pccx.s", "pccx.expected", 0);
     check_callback_rvnpu();
     check_unset();
     check_same_results();
     check_syscall_read();
+    check_pccx();
     check_errors();
     return npk_test_done();
 }

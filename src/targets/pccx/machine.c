@@ -374,10 +374,85 @@ static int log_word(pccx_t *c, uint64_t w, unsigned mnem)
     return 0;
 }
 
+/* ---- commit records (docs/commit-log.md "pccx") --------------------------------------------- */
+
+/* The derived registers a record reports when its push changes them: status, cmd_fifo, then
+ * queue.E and busy.E per engine, as the host would read them at its clock (spec §10, §11.5). */
+typedef struct pccx_occ {
+    uint64_t v[2 + 2 * PCCX_N_ENGINES];
+} pccx_occ;
+
+static const size_t occ_reg[2 + 2 * PCCX_N_ENGINES] = {
+    PCCX_REG_STATUS, PCCX_REG_FIFO,
+    PCCX_REG_QUEUE + 0, PCCX_REG_QUEUE + 1, PCCX_REG_QUEUE + 2, PCCX_REG_QUEUE + 3,
+    PCCX_REG_QUEUE + 4, PCCX_REG_BUSY + 0, PCCX_REG_BUSY + 1, PCCX_REG_BUSY + 2,
+    PCCX_REG_BUSY + 3, PCCX_REG_BUSY + 4};
+
+/* Reading them runs the timing model up to the host clock only, which a later push cannot
+ * change (it lands at or after that clock), so records never alter the timing. */
+static void occ_read(pccx_t *c, pccx_occ *o)
+{
+    uint64_t fifo, queued[PCCX_N_ENGINES], running[PCCX_N_ENGINES];
+    pccx_tm_occupancy(c->tm, &fifo, queued, running);
+    o->v[0] = pccx_tm_status(c->tm) | (c->halted ? PCCX_STATUS_ERROR : 0);
+    o->v[1] = fifo;
+    for (unsigned e = 0; e < PCCX_N_ENGINES; e++) {
+        o->v[2 + e] = queued[e];
+        o->v[2 + PCCX_N_ENGINES + e] = running[e];
+    }
+}
+
+static void commit_reg(pccx_t *c, npk_commit_sink *cs, size_t i, uint64_t v)
+{
+    npk_commit_reg(cs, c->reg_list[i].name, c->reg_list[i].bits, v);
+}
+
+/* The record of the instruction just issued as number `idx` (its issue index is its pc): what
+ * it wrote by definition (E_MAX, the constant-cache entry, the weight queue, the L2 / host
+ * bytes of its footprint: spec §6 executes it completely at issue, §6.1), and the occupancy
+ * registers its push changed. Issue cycle: a_i, when it entered the command FIFO (§11.2). */
+static void commit(pccx_t *c, npk_commit_sink *cs, uint64_t idx, uint64_t w,
+                   const pccx_insn_t *d, int dropped, const pccx_fp *fp, const pccx_occ *before)
+{
+    uint8_t wb[8];
+    for (int i = 0; i < 8; i++)
+        wb[i] = (uint8_t)(w >> (8 * i));
+    npk_commit_begin(cs, idx, wb, 8);
+    pccx_occ after;
+    occ_read(c, &after);
+    int gemx = !dropped && (d->opcode == PCCX_OP_GEMV || d->opcode == PCCX_OP_GEMM);
+    if ((gemx && (d->flags & PCCX_FLAG_FINDEMAX)) ||
+        (!dropped && d->opcode == PCCX_OP_CVO && d->func == PCCX_CVO_REDUCE_MAX))
+        commit_reg(c, cs, PCCX_REG_EMAX, c->emax);
+    /* registers in the order of the register list (npukit info -t pccx) */
+    if (after.v[0] != before->v[0])
+        commit_reg(c, cs, PCCX_REG_STATUS, after.v[0]);
+    if (gemx)
+        commit_reg(c, cs, PCCX_REG_WQ, c->q_len);
+    for (size_t k = 1; k < sizeof occ_reg / sizeof occ_reg[0]; k++)
+        if (after.v[k] != before->v[k])
+            commit_reg(c, cs, occ_reg[k], after.v[k]);
+    if (!dropped && d->opcode == PCCX_OP_MEMSET)
+        for (unsigned k = 0; k < 3; k++)
+            commit_reg(c, cs, PCCX_REG_CC + (d->bank * PCCX_CC_ENTRIES + d->index) * 3 + k,
+                       c->cc[d->bank][d->index][k]);
+    if (fp->l2_wr.hi > fp->l2_wr.lo) /* element ranges: 2 bytes each */
+        npk_commit_mem(cs, "l2", 2 * fp->l2_wr.lo, c->l2 + 2 * fp->l2_wr.lo,
+                       (size_t)(2 * (fp->l2_wr.hi - fp->l2_wr.lo)));
+    if (fp->host_wr.hi > fp->host_wr.lo)
+        npk_commit_mem(cs, "host", fp->host_wr.lo, c->host + fp->host_wr.lo,
+                       (size_t)(fp->host_wr.hi - fp->host_wr.lo));
+    npk_commit_end(c->m, cs, 1, pccx_tm_record(c->tm, idx)->a);
+}
+
 int pccx_issue_word(pccx_t *c, uint64_t w)
 {
     if (c->halted)
         return PCCX_E_HALTED;
+    npk_commit_sink *cs = npk_observers(c->m)->commit;
+    pccx_occ before = {{0}};
+    if (cs)
+        occ_read(c, &before);
     pccx_insn_t d, eff;
     int dropped;
     char why[300];
@@ -397,6 +472,8 @@ int pccx_issue_word(pccx_t *c, uint64_t w)
     }
     if (log_word(c, w, mnem) != 0 || pccx_tm_push(c->tm, &fp) != 0)
         return fault(c, PCCX_E_NOMEM, w, "out of memory for the timing record");
+    if (cs)
+        commit(c, cs, c->issued, w, &eff, dropped, &fp, &before);
     c->counts[mnem]++;
     c->issued++;
     return PCCX_OK;
@@ -904,4 +981,5 @@ const npk_target npk_target_pccx = {
     .extras = extras,
     .n_extras = PCCX_N_EXTRAS,
     .cycles_note = pccx_cycles_note,
+    .commit_records = 1,
 };
