@@ -402,6 +402,11 @@ NPK_API int npk_commit_print(npk_machine *m, const npk_commit *c, npk_commit_for
  * turns it off. The log being replaced (or turned off) is flushed; NPK_ERR_IO if any of its
  * writes failed (it stays open: closing it is the caller's). Independent of npk_on_commit. */
 NPK_API npk_status npk_commit_log(npk_machine *m, FILE *f, npk_commit_format fmt);
+/* Memory writes longer than `threshold` bytes are printed by the log and npk_commit_print as
+ * their address range and the CRC-32 of their bytes (IEEE, as zlib's crc32) instead of the
+ * bytes; 0 (the default) prints every write's bytes. The records themselves (and the
+ * callback) always carry the bytes. Kept across runs and resets. */
+NPK_API npk_status npk_commit_log_digest(npk_machine *m, uint64_t threshold);
 
 #ifdef __cplusplus
 }

@@ -41,11 +41,14 @@ static void help(void)
            "      --timeline FILE         write a Chrome trace-event JSON timeline (one track\n"
            "                              per unit; open it in Perfetto or chrome://tracing)\n"
            "      --commit-log FILE       one record per instruction (pc, word, every register\n"
-           "                              and memory write, traps) to FILE; toy, rvnpu\n"
-           "                              and opennpu\n"
+           "                              and memory write, traps) to FILE; toy, rvnpu,\n"
+           "                              opennpu and pccx\n"
            "                              (format: docs/commit-log.md)\n"
            "      --commit-log-format F   text (the default) or jsonl (one JSON object per\n"
            "                              line; the default for a FILE ending in .jsonl)\n"
+           "      --commit-log-digest N   print memory writes longer than N bytes as their\n"
+           "                              address range and CRC-32 instead of the bytes\n"
+           "                              (0, the default: every write's bytes)\n"
            "      --load SPACE:ADDR[:TYPE]:FILE\n"
            "                              copy FILE into memory SPACE at ADDR before the\n"
            "                              run: its bytes, or with TYPE its numbers (text\n"
@@ -115,7 +118,7 @@ enum {
     O_TARGET = 1, O_CONFIG, O_MAX, O_STATS, O_STATS_OUT, O_TRACE, O_TIMELINE, O_LOAD, O_DUMP,
     O_REGS, O_HELP, O_WRITE, O_ISA_REV, O_RAM_SIZE, O_FS_ROOT, O_UART_IN, O_NO_SYSCALLS,
     O_LANES, O_UB_WORDS, O_LR, O_RESET_AT, O_FORMAT, O_DUMP_FILE, O_SAVE_STATE, O_LOAD_STATE,
-    O_COMMIT_LOG, O_COMMIT_FORMAT
+    O_COMMIT_LOG, O_COMMIT_FORMAT, O_COMMIT_DIGEST
 };
 
 static const npk_opt_def defs[] = {
@@ -128,6 +131,7 @@ static const npk_opt_def defs[] = {
     {O_TIMELINE, 0, "timeline", OPT_VALUE},
     {O_COMMIT_LOG, 0, "commit-log", OPT_VALUE},
     {O_COMMIT_FORMAT, 0, "commit-log-format", OPT_VALUE},
+    {O_COMMIT_DIGEST, 0, "commit-log-digest", OPT_VALUE},
     {O_LOAD, 0, "load", OPT_VALUE},
     {O_DUMP, 0, "dump", OPT_VALUE},
     {O_DUMP_FILE, 0, "dump-file", OPT_VALUE},
@@ -156,6 +160,8 @@ typedef struct run_opts {
     const char *save_state, *load_state;
     const char *commit_log;
     int commit_fmt;        /* -1 unset, else an npk_commit_format */
+    const char *commit_digest; /* --commit-log-digest N as given, or NULL */
+    uint64_t digest_bytes;
     uint64_t max_insns;
     int stats;             /* 0 off, 1 text, 2 json */
     int trace_on, regs;
@@ -249,6 +255,13 @@ static int parse(int argc, char **argv, run_opts *o)
                 npk_usage_error(prog, "--commit-log-format %s: expected text or jsonl", v);
                 return -1;
             }
+            break;
+        case O_COMMIT_DIGEST:
+            if (npk_parse_u64(v, &o->digest_bytes) != 0) {
+                npk_usage_error(prog, "--commit-log-digest %s is not a number of bytes", v);
+                return -1;
+            }
+            o->commit_digest = v;
             break;
         case O_DUMP_FILE: o->dump_file = v; break;
         case O_LOAD:
@@ -868,6 +881,10 @@ int npk_cmd_run(int argc, char **argv)
         npk_usage_error("npukit run", "--commit-log-format: no --commit-log to write");
         goto out;
     }
+    if (o.commit_digest && !o.commit_log) {
+        npk_usage_error("npukit run", "--commit-log-digest: no --commit-log to write");
+        goto out;
+    }
     int npy = o.dump_file && ends_with(o.dump_file, ".npy");
     if (o.dump_file && o.n_dump == 0) {
         npk_usage_error("npukit run", "--dump-file %s: no --dump to write", o.dump_file);
@@ -917,7 +934,8 @@ int npk_cmd_run(int argc, char **argv)
                     strerror(errno));
             goto out;
         }
-        if (npk_commit_log(m, commit_f, commit_fmt) != NPK_OK) {
+        if (npk_commit_log(m, commit_f, commit_fmt) != NPK_OK ||
+            npk_commit_log_digest(m, o.digest_bytes) != NPK_OK) {
             fprintf(stderr, "npukit: --commit-log: %s\n", npk_error(m));
             goto out;
         }

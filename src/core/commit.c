@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/machine.h"
+#include "core/snapshot.h"
 
 void npk_commit_begin(npk_commit_sink *c, uint64_t pc, const uint8_t *word, unsigned word_bytes)
 {
@@ -241,6 +242,12 @@ npk_status npk_commit_log(npk_machine *m, FILE *f, npk_commit_format fmt)
     return st;
 }
 
+npk_status npk_commit_log_digest(npk_machine *m, uint64_t threshold)
+{
+    m->commit_digest = threshold;
+    return NPK_OK;
+}
+
 /* ---- the two line formats ---------------------------------------------------------------- */
 
 static void json_str(FILE *f, const char *s)
@@ -275,6 +282,12 @@ static void put_bytes(FILE *f, const npk_effect *e)
 static int is_value_size(uint64_t n)
 {
     return n == 1 || n == 2 || n == 4 || n == 8;
+}
+
+/* npk_commit_log_digest: this write prints as a range and a CRC-32 */
+static int digested(const npk_machine *m, const npk_effect *e)
+{
+    return m->commit_digest && e->size > m->commit_digest;
 }
 
 /* A line under construction: filled, then written with one fwrite per 512 bytes. */
@@ -363,6 +376,11 @@ int npk_commit_print(npk_machine *m, const npk_commit *c, npk_commit_format fmt,
                 fputs("{\"mem\":", f);
                 json_str(f, e->name);
                 fprintf(f, ",\"addr\":\"0x%08" PRIx64 "\",\"size\":%" PRIu64, e->addr, e->size);
+                if (digested(m, e)) {
+                    fprintf(f, ",\"crc32\":\"0x%08" PRIx32 "\"}",
+                            npk_crc32(0, e->bytes, (size_t)e->size));
+                    break;
+                }
                 if (is_value_size(e->size))
                     fprintf(f, ",\"value\":\"0x%0*" PRIx64 "\"", (int)(2 * e->size), e->value);
                 fputs(",\"bytes\":\"", f);
@@ -406,7 +424,12 @@ int npk_commit_print(npk_machine *m, const npk_commit *c, npk_commit_format fmt,
             lb_str(&l, e->name);
             lb_str(&l, "[0x");
             lb_hex(&l, e->addr, 8);
-            if (is_value_size(e->size)) {
+            if (digested(m, e)) {
+                lb_str(&l, "..0x");
+                lb_hex(&l, e->addr + e->size, 8);
+                lb_str(&l, "]=crc32:");
+                lb_hex(&l, npk_crc32(0, e->bytes, (size_t)e->size), 8);
+            } else if (is_value_size(e->size)) {
                 lb_str(&l, "]=0x");
                 lb_hex(&l, e->value, (int)(2 * e->size));
             } else {

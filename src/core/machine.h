@@ -30,6 +30,8 @@ struct npk_machine {
                                 found, so a walk over the list by name is linear, not
                                 quadratic (tinytpu has ~460,000 registers at N = 256) */
     uint64_t commit_seq;     /* commit records delivered while no sink was kept */
+    uint64_t commit_digest;  /* npk_commit_log_digest: memory writes longer than this many
+                                bytes print as a range and a CRC-32 (0: never) */
 };
 
 /* Create a machine for a target table directly (tests, and targets outside the registry);

@@ -241,6 +241,15 @@ cmp -s "$T/p.log" "$SRC/tests/core/commit/pccx.expected" && ok || bad "pccx comm
 expect 0 "" -- "$NPK" run -t pccx --commit-log "$T/p.jsonl" "$SRC/tests/core/commit/pccx.s"
 [ "$(wc -l <"$T/p.jsonl")" = 7 ] && sed -n 4p "$T/p.jsonl" | grep -qF '{"seq":4,"cycle":12,"pc":"0x0000000000000003","word":"0x0004000102808100","disasm":"gemv dst=0x80, src=0x40, size=2, shape=1, findemax, w_scale","retired":true,"effects":[{"reg":"E_MAX","value":"0x41200000"},{"reg":"weight_queue","value":"0x00000000"},{"reg":"queue.gemv","value":"0x00000001"},{"mem":"l2","addr":"0x00000800","size":4,"value":"0x412040d0","bytes":"d0402041"}]}' &&
   ok || bad "pccx JSON commit log line 4: '$(sed -n 4p "$T/p.jsonl")'"
+# --commit-log-digest N: writes longer than N bytes as a range and their CRC-32 (the bytes of
+# line 3 are 004080bf803e80400000000000000000: zlib.crc32 gives 0x071cc73b)
+expect 0 "" -- "$NPK" run -t pccx --commit-log "$T/pd.log" --commit-log-digest 8 "$SRC/tests/core/commit/pccx.s"
+sed -n 3p "$T/pd.log" | grep -qF " busy.mem=0x1 l2[0x00000400..0x00000410]=crc32:071cc73b ; memcpy.h2l" &&
+  sed -n 4p "$T/pd.log" | grep -qF " l2[0x00000800]=0x412040d0 ; " && ok || bad "--commit-log-digest 8: '$(sed -n 3p "$T/pd.log")'"
+expect 0 "" -- "$NPK" run -t pccx --commit-log "$T/pd0.log" --commit-log-digest 0 "$SRC/tests/core/commit/pccx.s"
+cmp -s "$T/pd0.log" "$SRC/tests/core/commit/pccx.expected" && ok || bad "--commit-log-digest 0 changed the log"
+expect 125 "--commit-log-digest: no --commit-log to write" -- "$NPK" run -t toy --commit-log-digest 8 "$SRC/examples/toy/sum.s"
+expect 125 "--commit-log-digest eight is not a number of bytes" -- "$NPK" run -t toy --commit-log - --commit-log-digest eight "$SRC/examples/toy/sum.s"
 
 # --- --dump and --load are checked before the run (issue 13.8) ---
 printf 'li r1, 81\nputc r1\nputc r1\nputc r1\nhalt\n' >"$T/qqq.s"

@@ -427,6 +427,64 @@ static void check_pccx(void)
     npk_destroy(m);
 }
 
+/* npk_commit_log_digest: writes longer than the threshold print as a range and the CRC-32 of
+ * their bytes. The CRCs are of the bytes derived in commit/pccx.s and toy.s, computed with an
+ * independent implementation (Python's zlib.crc32 of bytes.fromhex(...)):
+ *   004080bf803e80400000000000000000 (pccx record 3)  0x071cc73b
+ *   d0402041f73c803f0000000000000000 (pccx record 7)  0x1a73fd0c
+ *   0a000000 (toy record 4, st of 10)                  0x4ef93f78 */
+static void check_digest(void)
+{
+    npk_machine *m = machine("pccx", "pccx.s");
+    NPK_CHECK(m != NULL);
+    if (!m)
+        return;
+    npk_stop stop;
+    NPK_CHECK(npk_commit_log_digest(m, 8) == NPK_OK);
+    char *log = run_log(m, NPK_COMMIT_TEXT, &stop);
+    NPK_CHECK_CONTAINS(log, "\n3 0x0000000000000002 0x2800800000000003 status=0x0000000000000001 "
+                            "busy.mem=0x1 l2[0x00000400..0x00000410]=crc32:071cc73b ; memcpy.h2l");
+    NPK_CHECK_CONTAINS(log, " cmd_fifo=0x00000002 host[0x00000100..0x00000110]=crc32:1a73fd0c ; ");
+    /* 4 bytes <= 8: still the value */
+    NPK_CHECK_CONTAINS(log, " l2[0x00000800]=0x412040d0 ; gemv");
+    free(log);
+    NPK_CHECK(npk_reset(m) == NPK_OK);
+    log = run_log(m, NPK_COMMIT_JSONL, &stop);
+    NPK_CHECK_CONTAINS(log, "{\"mem\":\"l2\",\"addr\":\"0x00000400\",\"size\":16,"
+                            "\"crc32\":\"0x071cc73b\"}]}\n");
+    NPK_CHECK_CONTAINS(log, "{\"mem\":\"l2\",\"addr\":\"0x00000800\",\"size\":4,"
+                            "\"value\":\"0x412040d0\",\"bytes\":\"d0402041\"}");
+    free(log);
+    /* the records keep their bytes */
+    static collect k;
+    memset(&k, 0, sizeof k);
+    NPK_CHECK(npk_reset(m) == NPK_OK && npk_on_commit(m, keep, &k) == NPK_OK);
+    NPK_CHECK(npk_run(m, 0, &stop) == NPK_OK && k.n == 7);
+    NPK_CHECK(k.r[2].e[2].size == 16 && k.r[2].bytes[2][1] == 0x40 && k.r[2].bytes[2][3] == 0xbf);
+    /* 0 turns it off */
+    NPK_CHECK(npk_on_commit(m, NULL, NULL) == NPK_OK && npk_reset(m) == NPK_OK);
+    NPK_CHECK(npk_commit_log_digest(m, 0) == NPK_OK);
+    log = run_log(m, NPK_COMMIT_TEXT, &stop);
+    NPK_CHECK_CONTAINS(log, " l2[0x00000400]=bytes:004080bf803e80400000000000000000 ; ");
+    free(log);
+    npk_destroy(m);
+
+    /* any target: toy's 4-byte store with a threshold of 3 (and not with 4) */
+    m = machine("toy", "toy.s");
+    NPK_CHECK(m && npk_commit_log_digest(m, 3) == NPK_OK);
+    if (!m)
+        return;
+    log = run_log(m, NPK_COMMIT_TEXT, &stop);
+    NPK_CHECK_CONTAINS(log, "\n4 0x0000000c 0x44260004 mem[0x00000044..0x00000048]=crc32:4ef93f78"
+                            " ; st r3, 4(r2)\n");
+    free(log);
+    NPK_CHECK(npk_reset(m) == NPK_OK && npk_commit_log_digest(m, 4) == NPK_OK);
+    log = run_log(m, NPK_COMMIT_TEXT, &stop);
+    NPK_CHECK_CONTAINS(log, "\n4 0x0000000c 0x44260004 mem[0x00000044]=0x0000000a ; st r3");
+    free(log);
+    npk_destroy(m);
+}
+
 static void check_errors(void)
 {
     npk_machine *m = NULL;
@@ -464,6 +522,7 @@ int main(int argc, char **argv)
     check_same_results();
     check_syscall_read();
     check_pccx();
+    check_digest();
     check_errors();
     return npk_test_done();
 }
