@@ -287,6 +287,9 @@ static npk_status pccx_create(npk_machine *m, const npk_config *cfg_in, void **o
               "constant cache fmap bank: entry i = X, Y, Z as 32-bit LE at 12i", NULL);
     set_space(c, PCCX_SP_CC_WEIGHT, "cc_weight", PCCX_CC_ENTRIES * 12,
               "constant cache weight bank: entry i = X, Y, Z as 32-bit LE at 12i", NULL);
+    set_space(c, PCCX_SP_WQ, "weight_queue", 0,
+              "read-only: queued weight tensors from the head, 16 bytes each: handle, K, N, "
+              "kind (0 INT4, 1 BF16 view) as 32-bit LE", NULL);
     build_regs(c);
     describe(m, c);
     *out = c;
@@ -781,6 +784,16 @@ static npk_status pccx_space_read(npk_machine *m, void *state, size_t space, uin
 {
     pccx_t *c = state;
     uint8_t *out = buf;
+    if (space == PCCX_SP_WQ) {
+        for (size_t i = 0; i < n; i++) {
+            uint64_t a = addr + i, j = a / PCCX_WQ_ENTRY;
+            pccx_weight_t h = c->queue[(c->q_head + j) % c->q_cap];
+            const pccx_tensor *t = pccx_tensor_get(c, h);
+            uint32_t f[4] = {h, t ? t->k : 0, t ? t->n : 0, t ? (uint32_t)t->view : 0};
+            out[i] = (uint8_t)(f[a % PCCX_WQ_ENTRY / 4] >> (8 * (a % 4)));
+        }
+        return NPK_OK;
+    }
     if (space != PCCX_SP_CC_FMAP && space != PCCX_SP_CC_WEIGHT)
         return npk_fail(m, NPK_ERR_UNSUPPORTED, "pccx: space %zu has no reader", space);
     int bank = space == PCCX_SP_CC_WEIGHT;
@@ -806,6 +819,10 @@ static npk_status pccx_space_write(npk_machine *m, void *state, size_t space, ui
         }
         return NPK_OK;
     }
+    if (space == PCCX_SP_WQ)
+        return npk_fail(m, NPK_ERR_UNSUPPORTED,
+                        "pccx: weight_queue is read-only: tensors are queued by .wpush or "
+                        "pccx_weight_push and dequeued by GEMV/GEMM (spec §5.4)");
     if (space != PCCX_SP_CC_FMAP && space != PCCX_SP_CC_WEIGHT) {
         c->mem_zero = 0;
         memcpy(c->spaces[space].data + addr, in, n);
@@ -831,6 +848,7 @@ static npk_status pccx_space_write(npk_machine *m, void *state, size_t space, ui
 static size_t pccx_spaces(void *state, npk_memspace **list)
 {
     pccx_t *c = state;
+    c->spaces[PCCX_SP_WQ].info.size = (uint64_t)PCCX_WQ_ENTRY * c->q_len;
     *list = c->spaces;
     return PCCX_N_SPACES;
 }

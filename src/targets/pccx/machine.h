@@ -38,7 +38,10 @@ enum { PCCX_REG_PC, PCCX_REG_EMAX, PCCX_REG_STATUS, PCCX_REG_WINDOW, PCCX_REG_IS
        PCCX_N_REGS = PCCX_REG_CC + 2 * PCCX_CC_ENTRIES * 3 };
 
 typedef enum pccx_space { PCCX_SP_PROG, PCCX_SP_L2, PCCX_SP_HOST, PCCX_SP_CC_FMAP,
-                          PCCX_SP_CC_WEIGHT, PCCX_N_SPACES } pccx_space;
+                          PCCX_SP_CC_WEIGHT, PCCX_SP_WQ, PCCX_N_SPACES } pccx_space;
+/* Space weight_queue (read-only, docs/state.md): the queued tensors from the head, 16 bytes
+ * each: u32 handle, K, N, kind (0 INT4, 1 BF16 view), little-endian. */
+#define PCCX_WQ_ENTRY 16u
 
 /* One issued instruction, for observers (trace, timeline, statistics). */
 typedef struct pccx_log {

@@ -164,11 +164,66 @@ static void check_refused(void)
     npk_destroy(m);
 }
 
+/* The space weight_queue: the queued tensors from the head (spec §5.4), 16 bytes each:
+ * handle, K, N, kind. Handles number the .weight definitions from 1 (W0 = 1, W1 = 2). The
+ * queue is W0, W1, W0 (.wpush order); the first GEMV dequeues W0, leaving W1, W0. */
+static void check_weight_queue(void)
+{
+    npk_machine *m = load(".weight W0, k=4, n=2\n"
+                          "  .scale 1, 1\n"
+                          "  .row 1, 1, 1, 1\n"
+                          "  .row 1, 1, 1, 1\n"
+                          ".endweight\n"
+                          ".weight W1, k=8, n=3\n"
+                          "  .scale 1, 1, 1\n"
+                          "  .rowhex 11111111\n"
+                          "  .rowhex 11111111\n"
+                          "  .rowhex 11111111\n"
+                          ".endweight\n"
+                          "memset fmap, idx=1, a=1, b=4, c=1\n"
+                          "memset fmap, idx=2, a=1, b=2, c=1\n"
+                          ".wpush W0\n"
+                          "gemv dst=0x10, src=0, size=2, shape=1\n"
+                          ".wpush W1\n"
+                          ".wpush W0\n");
+    const npk_space_info *sp = NULL;
+    for (size_t i = 0; i < npk_space_count(m); i++)
+        if (strcmp(npk_space(m, i)->name, "weight_queue") == 0)
+            sp = npk_space(m, i);
+    NPK_CHECK(sp != NULL);
+    NPK_CHECK(sp && sp->size == 48);
+    uint32_t q[12];
+    memset(q, 0xEE, sizeof q);
+    NPK_CHECK(npk_mem_read(m, "weight_queue", 0, q, 48) == NPK_OK); /* little-endian host */
+    static const uint32_t want[12] = {1, 4, 2, 0, 2, 8, 3, 0, 1, 4, 2, 0};
+    NPK_CHECK(memcmp(q, want, sizeof want) == 0);
+    /* a read inside an entry, and one past the end */
+    uint8_t b[3];
+    NPK_CHECK(npk_mem_read(m, "weight_queue", 20, b, 3) == NPK_OK && b[0] == 8 && b[1] == 0 &&
+              b[2] == 0);
+    NPK_CHECK(npk_mem_read(m, "weight_queue", 40, q, 16) == NPK_ERR_RANGE);
+    npk_stop stop;
+    NPK_CHECK(npk_run(m, 0, &stop) == NPK_OK && stop.reason == NPK_STOP_EXIT);
+    NPK_CHECK_EQ_U64(rd(m, "weight_queue"), 2);
+    for (size_t i = 0; i < npk_space_count(m); i++) /* the size as of now */
+        if (strcmp(npk_space(m, i)->name, "weight_queue") == 0)
+            NPK_CHECK_EQ_U64(npk_space(m, i)->size, 32);
+    memset(q, 0xEE, sizeof q);
+    NPK_CHECK(npk_mem_read(m, "weight_queue", 0, q, 32) == NPK_OK);
+    NPK_CHECK(memcmp(q, want + 4, 32) == 0);
+    /* read-only, unchanged */
+    NPK_CHECK(npk_mem_write(m, "weight_queue", 0, want, 4) == NPK_ERR_UNSUPPORTED);
+    NPK_CHECK_CONTAINS(npk_error(m), "pccx: weight_queue is read-only");
+    NPK_CHECK(npk_mem_read(m, "weight_queue", 0, q, 4) == NPK_OK && q[0] == 2);
+    npk_destroy(m);
+}
+
 int main(void)
 {
     check_names();
     check_written();
     check_occupancy();
     check_refused();
+    check_weight_queue();
     return npk_test_done();
 }
