@@ -100,4 +100,22 @@ tw=$?
 "$NPK" run --load-state toy.npks >toy2.out 2>&1
 [ $? = "$tw" ] && [ "$(cat toy1.out toy2.out)" = "$(cat toy_whole.out)" ] && ok ||
   bad "toy split run differs from the whole run"
+
+# pccx: the softmax example split after its GEMV (3 of 6 pushed, the engines busy): the same
+# statistics (cycles, engine busy times, port and stall counters) and probabilities; with a
+# timing parameter set, the configuration travels in the snapshot
+PX="$SRC/examples/pccx/softmax.s"
+"$NPK" run -t pccx:cmd_fifo_depth=2 "$PX" --stats=json --stats-output px_whole.json --dump l2:0x4800:32 >px_whole.out 2>&1
+[ $? = 0 ] && ok || bad "pccx whole run: status $?"
+"$NPK" run -t pccx:cmd_fifo_depth=2 "$PX" --max-insns 3 --stats --save-state px.npks >/dev/null 2>&1
+[ $? = 124 ] && ok || bad "pccx first half: status $?"
+"$NPK" run --load-state px.npks --stats=json --stats-output px_rest.json --dump l2:0x4800:32 >px_rest.out 2>&1
+[ $? = 0 ] && ok || bad "pccx resumed run: status $?"
+sed 's/"stop":{[^}]*}//' px_whole.json >pw.json
+sed 's/"stop":{[^}]*}//' px_rest.json >pr.json
+cmp -s pw.json pr.json && grep -qF '"instructions":6' pr.json && ok || bad "pccx statistics differ: $(cat pw.json) / $(cat pr.json)"
+grep -F 'l2:' px_whole.out >pw.dump
+grep -F 'l2:' px_rest.out >pr.dump
+[ -s pw.dump ] && cmp -s pw.dump pr.dump && ok || bad "pccx probabilities differ: $(cat pw.dump) / $(cat pr.dump)"
+expect 125 "this machine's is 'ext=0,mode=strict,host_ddr_bytes=67108864,f_core_mhz=400,f_axi_mhz=250'" -- "$NPK" run -t pccx --load-state px.npks
 finish

@@ -1,6 +1,7 @@
-/* Snapshots (docs/snapshot.md) on random programs for toy, rvnpu and opennpu: run N instructions,
- * save, run to the end; restore (into the same machine, a fresh one, and one that ran another
- * program, whose decode cache is stale) and run to the end: the same registers, memory,
+/* Snapshots (docs/snapshot.md) on random programs for toy, rvnpu, opennpu and pccx: run N
+ * instructions, save, run to the end; restore (into the same machine, a fresh one, and one
+ * that ran another program, whose decode cache is stale) and run to the end: the same
+ * registers, memory,
  * output, stop and statistics. Then the refusals: another target, configuration, npukit
  * version or format version, every truncation, every corrupted byte, bad contents under a
  * valid checksum - each a clear error, with the machine unchanged. */
@@ -223,10 +224,95 @@ static char *onpu_program(void)
     return t.s;
 }
 
+/* pccx has no branches either: a program is pushed from its first word to its last. Two
+ * INT4 tensors (A: K = 8, N = 16; B: K = 16, N = 8) and four shapes (fmap[1] 1 x 8, fmap[2]
+ * 1 x 16, fmap[3] 2 x 8, fmap[4] 2 x 16) make GEMV, GEMM, CVO and MEMCPY instructions that
+ * are legal at random L2 addresses (words 0..63) with random flags, sync and async, amid
+ * MEMSETs of other entries and window changes; each GEMV/GEMM has its .wpush. With pccx_hw
+ * (mode=hw-compat) reserved-opcode words, which hw-compat drops, are mixed in. */
+static int pccx_hw;
+
+static void pccx_line(text *t)
+{
+    static const char *const cvo[] = {"exp", "sqrt", "gelu", "sin", "cos", "reduce_sum",
+                                      "scale", "recip"};
+    static const char *const shapes[] = {"1", "2", "4"};
+    unsigned d = rnd(56), sw = rnd(56), aux = rnd(200);
+    const char *as = rnd(2) ? ", async" : "";
+    switch (rnd(pccx_hw ? 13 : 12)) {
+    case 0:
+    case 1: {
+        int a = rnd(2); /* A: 8 -> 16, B: 16 -> 8 */
+        add(t, ".wpush %s\n    gemv dst=%u, src=%u, size=%s, shape=%s, lanes=%u%s%s%s\n",
+            a ? "A" : "B", d, sw, a ? "2" : "1", a ? "1" : "2", rnd(16),
+            rnd(2) ? ", findemax" : "", rnd(3) ? "" : ", accm", rnd(2) ? ", w_scale" : "");
+        break;
+    }
+    case 2:
+        add(t, ".wpush A\n    gemm dst=%u, src=%u, size=4, shape=3%s%s%s\n", d, sw,
+            rnd(2) ? ", findemax" : "", rnd(3) ? "" : ", accm", rnd(2) ? ", w_scale" : "");
+        break;
+    case 3:
+    case 4:
+    case 5:
+    case 6: {
+        unsigned f = rnd(8);
+        add(t, "    %s src=%u, dst=%u, len=%u%s%s%s%s\n", cvo[f], rnd(480), rnd(480),
+            1 + rnd(24), rnd(3) ? "" : ", sub_emax", rnd(3) ? "" : ", accm",
+            f == 6 && rnd(2) ? ", recip_scale" : "", as);
+        break;
+    }
+    case 7: add(t, "    memcpy.h2l dst=%u, aux=%u, shape=%s%s\n", d, aux, shapes[rnd(3)], as); break;
+    case 8: add(t, "    memcpy.l2h src=%u, aux=%u, shape=%s%s\n", sw, aux, shapes[rnd(3)], as); break;
+    case 9: add(t, "    memcpy.l2l dst=%u, src=%u, shape=%s%s\n", d, sw, shapes[rnd(3)], as); break;
+    case 10:
+        add(t, "    memset %s, idx=%u, a=%u, b=%u, c=%u\n", rnd(2) ? "fmap" : "weight",
+            8 + rnd(50), rnd(65536), rnd(65536), rnd(65536));
+        break;
+    case 11: add(t, ".window %u\n", 16 * rnd(1024)); break;
+    default: add(t, "    .word 0x%016llx\n", (unsigned long long)(0x5 + rnd(11)) << 60); break;
+    }
+}
+
+static char *pccx_program(void)
+{
+    text t = {NULL, 0, 0};
+    for (unsigned blk = 0; blk < 2; blk++) {
+        add(&t, ".host byte=%u\n.bf16 ", 4096 * blk);
+        for (unsigned i = 0; i < 64; i++)
+            add(&t, "%s%d.%d", i ? ", " : "", (int)rnd(7) - 3, (int)rnd(10));
+        add(&t, "\n");
+    }
+    static const unsigned kn[2][2] = {{8, 16}, {16, 8}};
+    for (unsigned w = 0; w < 2; w++) {
+        add(&t, ".weight %c, k=%u, n=%u\n  .scale ", "AB"[w], kn[w][0], kn[w][1]);
+        for (unsigned r = 0; r < kn[w][1]; r++)
+            add(&t, "%s%u.%u", r ? ", " : "", rnd(3), rnd(100));
+        add(&t, "\n");
+        for (unsigned r = 0; r < kn[w][1]; r++) {
+            add(&t, "  .row ");
+            for (unsigned k = 0; k < kn[w][0]; k++)
+                add(&t, "%s%d", k ? ", " : "", (int)rnd(16) - 8);
+            add(&t, "\n");
+        }
+        add(&t, ".endweight\n");
+    }
+    add(&t, "    memset fmap, idx=1, a=1, b=8, c=1\n"
+            "    memset fmap, idx=2, a=1, b=16, c=1\n"
+            "    memset fmap, idx=3, a=2, b=8, c=1\n"
+            "    memset fmap, idx=4, a=2, b=16, c=1\n"
+            "    memcpy.h2l dst=0, aux=0, shape=4\n"
+            "    memcpy.h2l dst=4, aux=256, shape=4, async\n");
+    for (unsigned i = 0, n = 20 + rnd(60); i < n; i++)
+        pccx_line(&t);
+    return t.s;
+}
+
 /* ---- machine state as a value ------------------------------------------------------------- */
 
+#define MAX_REGS 512 /* pccx has 402 */
 typedef struct state {
-    uint64_t reg[128];
+    uint64_t reg[MAX_REGS];
     size_t n_reg;
     uint8_t *mem;
     size_t mem_size;
@@ -238,7 +324,7 @@ static void capture(npk_machine *m, state *s)
 {
     memset(s, 0, sizeof *s);
     s->n_reg = npk_reg_count(m);
-    for (size_t i = 0; i < s->n_reg && i < 128; i++)
+    for (size_t i = 0; i < s->n_reg && i < MAX_REGS; i++)
         npk_reg_read(m, npk_reg(m, i)->name, &s->reg[i]);
     /* every memory space, one after the other */
     for (size_t i = 0; i < npk_space_count(m); i++)
@@ -265,7 +351,7 @@ static void capture(npk_machine *m, state *s)
 static int same(const state *a, const state *b, const char *what)
 {
     int ok = 1;
-    for (size_t i = 0; i < a->n_reg; i++)
+    for (size_t i = 0; i < a->n_reg && i < MAX_REGS; i++)
         if (a->reg[i] != b->reg[i]) {
             NPK_REPORT(0, "%s: register %zu: 0x%llx, want 0x%llx\n", what, i,
                        (unsigned long long)b->reg[i], (unsigned long long)a->reg[i]);
@@ -378,7 +464,8 @@ static void property(const char *spec, char *(*gen)(void), int observed, unsigne
     if (getenv("NPK_SNAP_DEBUG"))
         fprintf(stderr, "%s seed %u: %llu instructions, %s\n", spec, seed,
                 (unsigned long long)st.insns, stop.message);
-    NPK_REPORT(end == NPK_STOP_EXIT || (end == NPK_STOP_FAULT && !strncmp(spec, "opennpu", 7)),
+    NPK_REPORT(end == NPK_STOP_EXIT || (end == NPK_STOP_FAULT && !strncmp(spec, "opennpu", 7)) ||
+               (end == NPK_STOP_FAULT && !strncmp(spec, "pccx", 4)),
                "%s seed %u: the program does not end: %s\n", spec, seed, stop.message);
 
     if (observed) {
@@ -705,6 +792,147 @@ out:
     free(src);
 }
 
+/* The little-endian u64 at b + off. */
+static uint64_t le64(const uint8_t *b, size_t off)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | b[off + (size_t)i];
+    return v;
+}
+
+/* The lines of a commit log from the first whose pc field is `from` on, without their
+ * sequence numbers (a restored machine numbers its records from 1). */
+static char *log_tail(const char *log, const char *from)
+{
+    const char *p = log, *hit = strstr(log, from);
+    while (p && *p && strchr(p, '\n') && strchr(p, '\n') < hit) /* the line of the hit */
+        p = strchr(p, '\n') + 1;
+    if (!hit)
+        p = NULL;
+    text t = {NULL, 0, 0};
+    add(&t, "%s", "");
+    for (; p && *p;) {
+        const char *nl = strchr(p, '\n'), *sp = strchr(p, ' ');
+        if (!nl || !sp)
+            break;
+        add(&t, "%.*s\n", (int)(nl - sp - 1), sp + 1);
+        p = nl + 1;
+    }
+    return t.s;
+}
+
+/* pccx: contents a machine cannot have, each refused with the machine unchanged; another
+ * timing configuration; a machine halted by a fault; the commit log after a restore. */
+static void refusals_pccx(void)
+{
+    static const char src[] =
+        ".host byte=0\n.bf16 1.0, 2.0, 3.0, 4.0\n"
+        ".weight A, k=4, n=2\n  .scale 1, 1\n  .row 1, 1, 1, 1\n  .row 1, -1, 1, -1\n"
+        ".endweight\n"
+        "    memset fmap, idx=1, a=1, b=4, c=1\n"
+        "    memset fmap, idx=2, a=1, b=2, c=1\n"
+        "    memcpy.h2l dst=0, aux=0, shape=1, async\n"
+        ".wpush A\n    gemv dst=4, src=0, size=2, shape=1, findemax\n"
+        ".wpush A\n    gemv dst=5, src=0, size=2, shape=1, accm\n"
+        "    exp src=32, dst=48, len=2, sub_emax\n"
+        "    gemv dst=6, src=0, size=2, shape=1\n"; /* no tensor left: a fault */
+    const char *spec = "pccx:host_ddr_bytes=64K";
+    npk_machine *a = make(spec), *victim = make(spec), *fifo4 = make(
+        "pccx:host_ddr_bytes=64K,cmd_fifo_depth=4");
+    npk_stop stop;
+    uint8_t *snap = NULL, *bad = NULL;
+    size_t n = 0;
+    char *full = NULL, *part = NULL, *want = NULL, *got = NULL;
+    size_t len = 0;
+    if (!a || !victim || !fifo4 || !load_src(a, src) || !load_src(victim, src))
+        goto out;
+    /* the whole run's commit log, for later */
+    FILE *f = open_memstream(&full, &len);
+    NPK_CHECK(f && npk_commit_log(victim, f, NPK_COMMIT_TEXT) == NPK_OK);
+    npk_run(victim, 0, &stop);
+    npk_commit_log(victim, NULL, NPK_COMMIT_TEXT);
+    fclose(f);
+    NPK_CHECK(stop.reason == NPK_STOP_FAULT);
+    NPK_CHECK(npk_reset(victim) == NPK_OK);
+
+    npk_run(a, 4, &stop); /* the second GEMV waits for the first (accm: RAW), all in flight */
+    NPK_CHECK(npk_snapshot_save(a, &snap, &n) == NPK_OK);
+    if (!snap || !(bad = malloc(n)))
+        goto out;
+    size_t cc = find_tag(snap, n, "CC  "), wq = find_tag(snap, n, "WGHT"),
+           tm = find_tag(snap, n, "TIME");
+    NPK_CHECK(cc && wq && tm);
+    memcpy(bad, snap, n);
+    bad[cc + 12 + 2] = 2; /* cc_fmap[0].X = 0x20000 */
+    recrc(bad, n);
+    refused(victim, bad, n, NPK_ERR_FORMAT, "section 'CC  ': cc_fmap[0].X = 0x20000 does not "
+            "fit 17 bits", "pccx constant cache");
+    memcpy(bad, snap, n);
+    bad[wq + 12 + le64(snap, wq + 4) - 4] = 99; /* the last queued handle */
+    recrc(bad, n);
+    refused(victim, bad, n, NPK_ERR_FORMAT, "queue entry 0 names tensor 99", "pccx queue");
+    memcpy(bad, snap, n);
+    bad[tm + 12 + 8 + 11 * 8] = 7; /* instruction 0's engine */
+    recrc(bad, n);
+    refused(victim, bad, n, NPK_ERR_FORMAT, "section 'TIME': instruction 0: engine 7",
+            "pccx timing record");
+    memcpy(bad, snap, n);
+    bad[tm + 12] = 5; /* 5 timing records, 4 issued */
+    recrc(bad, n);
+    refused(victim, bad, n, NPK_ERR_FORMAT, "4 instructions issued, but 5 timing records",
+            "pccx record count");
+    /* the configuration names every timing parameter that is not the default */
+    refused(fifo4, snap, n, NPK_ERR_ARG, ",cmd_fifo_depth=4'", "pccx timing configuration");
+
+    /* restored into a fresh machine, the log goes on as the whole run's did: from issue
+     * index 4 on the same records (the occupancies included), ending with the same fault */
+    npk_machine *fresh = make(spec);
+    NPK_CHECK(fresh && npk_snapshot_restore(fresh, snap, n, NULL) == NPK_OK);
+    f = open_memstream(&part, &len);
+    NPK_CHECK(f && fresh && npk_commit_log(fresh, f, NPK_COMMIT_TEXT) == NPK_OK);
+    npk_stop s2;
+    npk_run(fresh, 0, &s2);
+    npk_commit_log(fresh, NULL, NPK_COMMIT_TEXT);
+    fclose(f);
+    want = log_tail(full, " 0x0000000000000004 ");
+    got = log_tail(part, " 0x0000000000000004 ");
+    NPK_CHECK(want && got && strlen(want) > 20 && strcmp(want, got) == 0);
+    if (want && got && strcmp(want, got))
+        fprintf(stderr, "log after the restore:\n%swant:\n%s", got, want);
+    NPK_CHECK(s2.reason == NPK_STOP_FAULT && strstr(s2.message, "PCCX_E_WEIGHT_EMPTY"));
+    /* halted: saved and restored as such, and it stays halted */
+    uint8_t *h = NULL;
+    size_t hn = 0;
+    NPK_CHECK(fresh && npk_snapshot_save(fresh, &h, &hn) == NPK_OK);
+    NPK_CHECK(h && npk_snapshot_restore(victim, h, hn, NULL) == NPK_OK);
+    uint64_t status = 0;
+    NPK_CHECK(npk_reg_read(victim, "status", &status) == NPK_OK && (status & 4));
+    npk_run(victim, 0, &stop);
+    NPK_CHECK(stop.reason == NPK_STOP_FAULT &&
+              strstr(stop.message, "the machine is halted after a fault"));
+    /* a reset after a restore has no assembled program to return to: all zero, no words */
+    NPK_CHECK(npk_reset(victim) == NPK_OK);
+    uint64_t wq_len = 1, prog_size = 1;
+    NPK_CHECK(npk_reg_read(victim, "weight_queue", &wq_len) == NPK_OK && wq_len == 0);
+    for (size_t i = 0; i < npk_space_count(victim); i++)
+        if (!strcmp(npk_space(victim, i)->name, "prog"))
+            prog_size = npk_space(victim, i)->size;
+    NPK_CHECK_EQ_U64(prog_size, 7 * 8); /* the words stay: pushed from pc 0 again */
+    npk_free(h);
+    npk_destroy(fresh);
+out:
+    free(full);
+    free(part);
+    free(want);
+    free(got);
+    free(bad);
+    npk_free(snap);
+    npk_destroy(a);
+    npk_destroy(victim);
+    npk_destroy(fifo4);
+}
+
 static void unsupported(void)
 {
     npk_machine *m = make("tinytpu");
@@ -744,8 +972,16 @@ int main(void)
                  seed);
     }
     npk_destroy(onpu_checker);
+    for (unsigned seed = 1; seed <= 12; seed++) {
+        rng_state = 0xD1B54A32D192ED03ull * seed;
+        pccx_hw = seed % 4 == 3;
+        property(pccx_hw ? "pccx:mode=hw-compat,host_ddr_bytes=64K" : "pccx:host_ddr_bytes=64K",
+                 pccx_program, seed & 1, seed);
+    }
+    pccx_hw = 0;
     refusals_toy();
     refusals_rvnpu();
+    refusals_pccx();
     unsupported();
     return npk_test_done();
 }

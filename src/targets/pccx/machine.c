@@ -128,17 +128,33 @@ static npk_status parse_config(npk_machine *m, npk_config *cfg, pccx_t *c, int *
     return npk_config_check_unused(m, cfg, "pccx", LEGAL_KEYS);
 }
 
+/* The configuration string names every timing parameter that differs from its default, so
+ * that it identifies the machine exactly (a snapshot restores only into the same one). */
 static void describe(npk_machine *m, const pccx_t *c)
 {
-    npk_config_describe(m, "ext=%d,mode=%s,host_ddr_bytes=%llu,f_core_mhz=%u,f_axi_mhz=%u",
+    char more[1024] = "";
+    size_t len = 0;
+    pccx_timing_t def;
+    pccx_timing_default(&def);
+    for (size_t i = 0; i < sizeof tparams / sizeof tparams[0]; i++) {
+        uint32_t v = *tparam_ptr((pccx_timing_t *)&c->timing, tparams[i].off);
+        if (v != *tparam_ptr(&def, tparams[i].off) && strcmp(tparams[i].key, "f_core_mhz") &&
+            strcmp(tparams[i].key, "f_axi_mhz") && len < sizeof more)
+            len += (size_t)snprintf(more + len, sizeof more - len, ",%s=%u", tparams[i].key, v);
+    }
+    for (unsigned f = 0; f < PCCX_N_CVO_FUNCS; f++)
+        if (c->timing.cvo_lat[f] != def.cvo_lat[f] && len < sizeof more)
+            len += (size_t)snprintf(more + len, sizeof more - len, ",lat_%s=%u",
+                                    pccx_cvos[f].mnemonic, c->timing.cvo_lat[f]);
+    npk_config_describe(m, "ext=%d,mode=%s,host_ddr_bytes=%llu,f_core_mhz=%u,f_axi_mhz=%u%s",
                         c->ext, c->hw_compat ? "hw-compat" : "strict",
                         (unsigned long long)c->host_bytes, c->timing.f_core_mhz,
-                        c->timing.f_axi_mhz);
+                        c->timing.f_axi_mhz, more);
 }
 
 /* ---- state ---------------------------------------------------------------------------------- */
 
-static void free_tensors(pccx_t *c)
+void pccx_tensors_clear(pccx_t *c)
 {
     for (size_t i = 0; i < c->n_tensors; i++)
         pccx_tensor_free(&c->tensors[i]);
@@ -198,7 +214,7 @@ static void pccx_destroy(void *state)
     pccx_t *c = state;
     if (!c)
         return;
-    free_tensors(c);
+    pccx_tensors_clear(c);
     free(c->queue);
     free(c->l2);
     free(c->host);
@@ -579,7 +595,7 @@ static npk_status apply_program(npk_machine *m, pccx_t *c, const pccx_prog *p)
                             (unsigned long long)c->host_bytes);
         memcpy(c->host + p->host[i].addr, p->host[i].bytes, p->host[i].size);
     }
-    free_tensors(c);
+    pccx_tensors_clear(c);
     for (size_t i = 0; i < p->n_tensors; i++) {
         pccx_tensor t = p->tensors[i];
         pccx_weight_t h;
@@ -618,7 +634,7 @@ static npk_status pccx_reset_hook(npk_machine *m, void *state)
     pccx_t *c = state;
     pccx_state_reset(c);
     if (c->loaded) {
-        free_tensors(c);
+        pccx_tensors_clear(c);
         return apply_program(m, c, c->loaded);
     }
     return NPK_OK;
@@ -648,7 +664,7 @@ static npk_status pccx_load_raw(npk_machine *m, void *state, const uint8_t *byte
     pccx_prog_free(c->loaded);
     c->loaded = NULL;
     pccx_state_reset(c);
-    free_tensors(c);
+    pccx_tensors_clear(c);
     return st;
 }
 
@@ -1000,4 +1016,6 @@ const npk_target npk_target_pccx = {
     .n_extras = PCCX_N_EXTRAS,
     .cycles_note = pccx_cycles_note,
     .commit_records = 1,
+    .snap_save = pccx_snap_save,
+    .snap_restore = pccx_snap_restore,
 };

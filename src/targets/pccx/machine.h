@@ -117,6 +117,14 @@ int pccx_tensor_add(pccx_t *c, pccx_tensor *t, pccx_weight_t *h);
 const pccx_tensor *pccx_tensor_get(const pccx_t *c, pccx_weight_t h);
 /* Append handle h to the weight queue. */
 int pccx_queue_push(pccx_t *c, pccx_weight_t h);
+/* Drop every tensor (and so the queue). */
+void pccx_tensors_clear(pccx_t *c);
+
+/* Snapshot hooks (snapshot.c, docs/snapshot.md). */
+struct npk_snap_writer;
+struct npk_snap_reader;
+npk_status pccx_snap_save(npk_machine *m, void *state, struct npk_snap_writer *w);
+npk_status pccx_snap_restore(npk_machine *m, void *state, struct npk_snap_reader *r);
 
 /* Report finished timing records to the machine's observers (retire events, timeline spans);
  * a no-op while no observer is on. */

@@ -5,8 +5,11 @@
  * a caller needs, so every event before the host clock is final. */
 #include "targets/pccx/timing.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/snapshot.h"
 
 #define TM_NONE UINT64_MAX
 /* Records live in blocks of 1024 so that pointers to them stay valid while pushing. */
@@ -815,4 +818,332 @@ void pccx_tm_stats(const pccx_tm *t, pccx_stats_t *out)
     out->stall_queue_full = s->stall_queue_full;
     out->stall_sync_wait = s->stall_sync_wait;
     out->hazard_wait = s->hazard_wait;
+}
+
+/* ---- snapshots (docs/snapshot.md, section TIME) ------------------------------------------ */
+
+static void put_range(npk_snap_writer *w, pccx_range r)
+{
+    npk_snap_u64(w, r.lo);
+    npk_snap_u64(w, r.hi);
+}
+
+static void put_fp(npk_snap_writer *w, const pccx_fp *f)
+{
+    npk_snap_u32(w, (uint32_t)f->kind);
+    npk_snap_u8(w, (uint8_t)(f->sync != 0));
+    npk_snap_u64(w, f->words);
+    npk_snap_u64(w, f->M);
+    npk_snap_u64(w, f->K);
+    npk_snap_u64(w, f->N);
+    npk_snap_u32(w, f->lane_mask);
+    npk_snap_u8(w, (uint8_t)(f->accm != 0));
+    npk_snap_u8(w, (uint8_t)(f->weight_view != 0));
+    npk_snap_u32(w, f->func);
+    npk_snap_u8(w, (uint8_t)(f->recip_scale != 0));
+    npk_snap_u64(w, f->cvo_src);
+    npk_snap_u64(w, f->n_in);
+    npk_snap_u64(w, f->cvo_dst);
+    npk_snap_u64(w, f->n_out);
+    put_range(w, f->l2_rd[0]);
+    put_range(w, f->l2_rd[1]);
+    put_range(w, f->l2_wr);
+    put_range(w, f->host_rd);
+    put_range(w, f->host_wr);
+    npk_snap_u32(w, (uint32_t)f->cc_rd[0]);
+    npk_snap_u32(w, (uint32_t)f->cc_rd[1]);
+    npk_snap_u32(w, (uint32_t)f->cc_wr);
+    npk_snap_u8(w, (uint8_t)(f->emax_rd != 0));
+    npk_snap_u8(w, (uint8_t)(f->emax_wr != 0));
+}
+
+static pccx_range get_range(npk_snap_cursor *c)
+{
+    pccx_range r;
+    r.lo = npk_snap_get_u64(c);
+    r.hi = npk_snap_get_u64(c);
+    return r;
+}
+
+static int get_fp(npk_snap_cursor *c, pccx_fp *f)
+{
+    memset(f, 0, sizeof *f);
+    uint32_t kind = npk_snap_get_u32(c);
+    f->kind = kind <= PCCX_FP_CVO ? (pccx_fp_kind)kind : PCCX_FP_DROPPED;
+    f->sync = npk_snap_get_u8(c);
+    f->words = npk_snap_get_u64(c);
+    f->M = npk_snap_get_u64(c);
+    f->K = npk_snap_get_u64(c);
+    f->N = npk_snap_get_u64(c);
+    f->lane_mask = npk_snap_get_u32(c);
+    f->accm = npk_snap_get_u8(c);
+    f->weight_view = npk_snap_get_u8(c);
+    f->func = npk_snap_get_u32(c);
+    f->recip_scale = npk_snap_get_u8(c);
+    f->cvo_src = npk_snap_get_u64(c);
+    f->n_in = npk_snap_get_u64(c);
+    f->cvo_dst = npk_snap_get_u64(c);
+    f->n_out = npk_snap_get_u64(c);
+    f->l2_rd[0] = get_range(c);
+    f->l2_rd[1] = get_range(c);
+    f->l2_wr = get_range(c);
+    f->host_rd = get_range(c);
+    f->host_wr = get_range(c);
+    int32_t cc[3];
+    for (int i = 0; i < 3; i++)
+        cc[i] = (int32_t)npk_snap_get_u32(c);
+    f->cc_rd[0] = cc[0];
+    f->cc_rd[1] = cc[1];
+    f->cc_wr = cc[2];
+    f->emax_rd = npk_snap_get_u8(c);
+    f->emax_wr = npk_snap_get_u8(c);
+    for (int i = 0; i < 3; i++)
+        if (cc[i] < -1 || cc[i] >= (int32_t)(2 * PCCX_CC_ENTRIES))
+            return 0;
+    return kind <= PCCX_FP_CVO && f->sync <= 1 && f->accm <= 1 && f->weight_view <= 1 &&
+           f->recip_scale <= 1 && f->emax_rd <= 1 && f->emax_wr <= 1;
+}
+
+/* Bytes of one record and one in-flight slot in the section (for the count checks). */
+#define REC_BYTES (11 * 8 + 4 + 4 + 4 + 8 + 1)
+#define FP_BYTES (4 + 1 + 4 * 8 + 4 + 1 + 1 + 4 + 1 + 4 * 8 + 10 * 8 + 3 * 4 + 2)
+#define SLOT_BYTES (FP_BYTES + 2 * 8 + 5 * 8 + 8 + 1 + 2 * 8 + 4 + 1 + 4)
+
+void pccx_tm_save(const pccx_tm *t, npk_snap_writer *w)
+{
+    const pccx_stats_t *s = &t->tot;
+    npk_snap_begin(w, "TIME");
+    npk_snap_u64(w, t->count);
+    for (uint64_t i = 0; i < t->count; i++) {
+        const pccx_tm_rec *r = rec_at(t, i);
+        const uint64_t v[11] = {r->h, r->a, r->d, r->s, r->c, r->r0, r->r1, r->w0, r->w1,
+                                r->x0, r->x1};
+        for (int k = 0; k < 11; k++)
+            npk_snap_u64(w, v[k]);
+        npk_snap_u32(w, (uint32_t)r->engine);
+        npk_snap_u32(w, r->r);
+        npk_snap_u32(w, r->w);
+        npk_snap_u64(w, r->hazard_wait);
+        npk_snap_u8(w, (uint8_t)(r->done != 0));
+    }
+    npk_snap_u64(w, t->nlive);
+    npk_snap_u64(w, t->nundec);
+    for (size_t i = 0; i < t->nlive; i++) {
+        const tm_slot *sl = &t->live[i];
+        put_fp(w, &sl->fp);
+        npk_snap_u64(w, sl->idx);
+        npk_snap_u64(w, sl->eord);
+        npk_snap_u64(w, sl->rlen);
+        npk_snap_u64(w, sl->wlen);
+        npk_snap_u64(w, sl->x);
+        npk_snap_u64(w, sl->req);
+        npk_snap_u64(w, sl->blocker);
+        npk_snap_u8(w, (uint8_t)(sl->haz_clear != 0));
+        npk_snap_u64(w, sl->stall_queue);
+        npk_snap_u64(w, sl->stall_sync);
+        npk_snap_u32(w, (uint32_t)sl->engine);
+        npk_snap_u8(w, (uint8_t)(sl->sync != 0));
+        npk_snap_u32(w, (uint32_t)sl->stage);
+    }
+    for (int e = 0; e < PCCX_N_ENGINES; e++) {
+        npk_snap_u64(w, t->pushed[e]);
+        npk_snap_u64(w, t->started[e]);
+        npk_snap_u64(w, t->ndone[e]);
+        npk_snap_u64(w, t->last_c[e]);
+    }
+    for (size_t i = 0; i < (size_t)PCCX_N_ENGINES * t->p.engine_queue_depth; i++)
+        npk_snap_u64(w, t->ring[i]);
+    const uint64_t clk[7] = {t->host, t->now, t->last_d, (uint64_t)(t->have_d != 0),
+                             t->sync_pending, t->sync_cmax, t->port_free};
+    for (int k = 0; k < 7; k++)
+        npk_snap_u64(w, clk[k]);
+    npk_snap_u64(w, s->cycles);
+    npk_snap_u64(w, s->dropped);
+    for (int e = 0; e < PCCX_N_ENGINES; e++) {
+        npk_snap_u64(w, s->engine_busy[e]);
+        npk_snap_u64(w, s->engine_insns[e]);
+    }
+    npk_snap_u64(w, s->port_b_busy);
+    npk_snap_u64(w, s->acp_bytes);
+    for (int p = 0; p < 4; p++)
+        npk_snap_u64(w, s->hp_bytes[p]);
+    npk_snap_u64(w, s->stall_fifo_full);
+    npk_snap_u64(w, s->stall_queue_full);
+    npk_snap_u64(w, s->stall_sync_wait);
+    npk_snap_u64(w, s->hazard_wait);
+    npk_snap_end(w);
+}
+
+#define BAD(...) (snprintf(why, why_len, __VA_ARGS__), -1)
+
+int pccx_tm_load(pccx_tm *t, npk_snap_cursor *c, int apply, char *why, size_t why_len)
+{
+    uint64_t count = npk_snap_get_u64(c);
+    if (c->bad || count > c->left / REC_BYTES)
+        return BAD("%llu instruction records do not fit the section", (unsigned long long)count);
+    pccx_tm_rec *recs = malloc((count ? (size_t)count : 1) * sizeof *recs);
+    tm_slot *live = NULL;
+    uint64_t *ring = NULL;
+    size_t nring = (size_t)PCCX_N_ENGINES * t->p.engine_queue_depth;
+    int rc = -2;
+    if (!recs)
+        goto out;
+    for (uint64_t i = 0; i < count; i++) {
+        pccx_tm_rec *r = &recs[i];
+        memset(r, 0, sizeof *r);
+        uint64_t *v[11] = {&r->h, &r->a, &r->d, &r->s, &r->c, &r->r0, &r->r1, &r->w0, &r->w1,
+                           &r->x0, &r->x1};
+        for (int k = 0; k < 11; k++)
+            *v[k] = npk_snap_get_u64(c);
+        r->engine = (int32_t)npk_snap_get_u32(c);
+        r->r = npk_snap_get_u32(c);
+        r->w = npk_snap_get_u32(c);
+        r->hazard_wait = npk_snap_get_u64(c);
+        r->done = npk_snap_get_u8(c);
+        if (r->engine < -1 || r->engine >= PCCX_N_ENGINES || r->done > 1) {
+            rc = BAD("instruction %llu: engine %d, done %d", (unsigned long long)i, r->engine,
+                     r->done);
+            goto out;
+        }
+    }
+    uint64_t nlive = npk_snap_get_u64(c), nundec = npk_snap_get_u64(c);
+    if (c->bad || nlive > count || nundec > nlive || nlive > c->left / SLOT_BYTES) {
+        rc = BAD("%llu instructions in flight (%llu not decoded) of %llu",
+                 (unsigned long long)nlive, (unsigned long long)nundec,
+                 (unsigned long long)count);
+        goto out;
+    }
+    size_t cap = nlive > 32 ? (size_t)nlive : 32;
+    live = malloc(cap * sizeof *live);
+    ring = malloc(nring * sizeof *ring);
+    if (!live || !ring) {
+        rc = -2;
+        goto out;
+    }
+    for (uint64_t j = 0; j < nlive; j++) {
+        tm_slot *sl = &live[j];
+        memset(sl, 0, sizeof *sl);
+        int fp_ok = get_fp(c, &sl->fp);
+        sl->idx = npk_snap_get_u64(c);
+        sl->eord = npk_snap_get_u64(c);
+        sl->rlen = npk_snap_get_u64(c);
+        sl->wlen = npk_snap_get_u64(c);
+        sl->x = npk_snap_get_u64(c);
+        sl->req = npk_snap_get_u64(c);
+        sl->blocker = npk_snap_get_u64(c);
+        sl->haz_clear = npk_snap_get_u8(c);
+        sl->stall_queue = npk_snap_get_u64(c);
+        sl->stall_sync = npk_snap_get_u64(c);
+        sl->engine = (int32_t)npk_snap_get_u32(c);
+        sl->sync = npk_snap_get_u8(c);
+        uint32_t stage = npk_snap_get_u32(c);
+        sl->stage = stage <= ST_DONE ? (int)stage : ST_DONE;
+        int undecoded = j >= nlive - nundec;
+        if (c->bad)
+            break;
+        if (!fp_ok || sl->idx >= count || (j && sl->idx <= live[j - 1].idx) ||
+            stage > ST_DONE || sl->engine < -1 || sl->engine >= PCCX_N_ENGINES ||
+            sl->engine != recs[sl->idx].engine ||
+            (sl->blocker != TM_NONE && sl->blocker >= sl->idx) || sl->haz_clear > 1 ||
+            sl->sync > 1 || (stage == ST_PUSHED) != undecoded ||
+            (undecoded && sl->idx != count - nlive + j)) {
+            rc = BAD("in-flight instruction %llu (issue index %llu, stage %u) is inconsistent",
+                     (unsigned long long)j, (unsigned long long)sl->idx, stage);
+            goto out;
+        }
+    }
+    uint64_t pushed[PCCX_N_ENGINES], started[PCCX_N_ENGINES], ndone[PCCX_N_ENGINES],
+        last_c[PCCX_N_ENGINES];
+    for (int e = 0; e < PCCX_N_ENGINES; e++) {
+        pushed[e] = npk_snap_get_u64(c);
+        started[e] = npk_snap_get_u64(c);
+        ndone[e] = npk_snap_get_u64(c);
+        last_c[e] = npk_snap_get_u64(c);
+        if (!c->bad && (ndone[e] > started[e] || started[e] > pushed[e] || pushed[e] > count)) {
+            rc = BAD("engine %d: %llu pushed, %llu started, %llu done", e,
+                     (unsigned long long)pushed[e], (unsigned long long)started[e],
+                     (unsigned long long)ndone[e]);
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < nring; i++)
+        ring[i] = npk_snap_get_u64(c);
+    uint64_t clk[7];
+    for (int k = 0; k < 7; k++)
+        clk[k] = npk_snap_get_u64(c);
+    pccx_stats_t tot;
+    memset(&tot, 0, sizeof tot);
+    tot.cycles = npk_snap_get_u64(c);
+    tot.dropped = npk_snap_get_u64(c);
+    for (int e = 0; e < PCCX_N_ENGINES; e++) {
+        tot.engine_busy[e] = npk_snap_get_u64(c);
+        tot.engine_insns[e] = npk_snap_get_u64(c);
+    }
+    tot.port_b_busy = npk_snap_get_u64(c);
+    tot.acp_bytes = npk_snap_get_u64(c);
+    for (int p = 0; p < 4; p++)
+        tot.hp_bytes[p] = npk_snap_get_u64(c);
+    tot.stall_fifo_full = npk_snap_get_u64(c);
+    tot.stall_queue_full = npk_snap_get_u64(c);
+    tot.stall_sync_wait = npk_snap_get_u64(c);
+    tot.hazard_wait = npk_snap_get_u64(c);
+    if (c->bad) {
+        rc = BAD("the section is cut short");
+        goto out;
+    }
+    if (clk[3] > 1 || clk[4] > nlive) {
+        rc = BAD("front-end state out of range (have_d %llu, %llu sync waits)",
+                 (unsigned long long)clk[3], (unsigned long long)clk[4]);
+        goto out;
+    }
+    rc = 0;
+    if (!apply)
+        goto out;
+    /* the new record blocks, before anything is written */
+    size_t nb = (size_t)((count + TM_BLOCK - 1) / TM_BLOCK), bcap = nb > 16 ? nb : 16;
+    pccx_tm_rec **blocks = calloc(bcap, sizeof *blocks);
+    for (size_t b = 0; blocks && b < nb; b++)
+        if (!(blocks[b] = malloc(TM_BLOCK * sizeof **blocks))) {
+            for (size_t k = 0; k < b; k++)
+                free(blocks[k]);
+            free(blocks);
+            blocks = NULL;
+        }
+    if (!blocks) {
+        rc = -2;
+        goto out;
+    }
+    for (uint64_t i = 0; i < count; i++)
+        blocks[i >> TM_BLOCK_BITS][i & (TM_BLOCK - 1)] = recs[i];
+    for (size_t b = 0; b < t->nblocks; b++)
+        free(t->blocks[b]);
+    free(t->blocks);
+    t->blocks = blocks;
+    t->nblocks = nb;
+    t->blocks_cap = bcap;
+    t->count = count;
+    free(t->live);
+    t->live = live;
+    live = NULL;
+    t->nlive = (size_t)nlive;
+    t->live_cap = cap;
+    t->nundec = nundec;
+    memcpy(t->pushed, pushed, sizeof pushed);
+    memcpy(t->started, started, sizeof started);
+    memcpy(t->ndone, ndone, sizeof ndone);
+    memcpy(t->last_c, last_c, sizeof last_c);
+    memcpy(t->ring, ring, nring * sizeof *ring);
+    t->host = clk[0];
+    t->now = clk[1];
+    t->last_d = clk[2];
+    t->have_d = (int)clk[3];
+    t->sync_pending = clk[4];
+    t->sync_cmax = clk[5];
+    t->port_free = clk[6];
+    t->tot = tot;
+out:
+    free(recs);
+    free(live);
+    free(ring);
+    return rc;
 }

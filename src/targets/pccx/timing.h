@@ -110,6 +110,15 @@ const pccx_tm_rec *pccx_tm_record(const pccx_tm *t, uint64_t i);
  * instructions whose records are final. */
 void pccx_tm_stats(const pccx_tm *t, pccx_stats_t *out);
 
+/* Snapshots (docs/snapshot.md): the whole model as section TIME, every record and in-flight
+ * instruction included. pccx_tm_load reads it from the section's cursor and checks it; with
+ * apply it then replaces t's state (allocating first: on failure t is unchanged). Returns 0,
+ * -1 for contents the model cannot have (why says which) or -2 when out of memory. */
+struct npk_snap_writer;
+struct npk_snap_cursor;
+void pccx_tm_save(const pccx_tm *t, struct npk_snap_writer *w);
+int pccx_tm_load(pccx_tm *t, struct npk_snap_cursor *c, int apply, char *why, size_t why_len);
+
 /* Derived quantities of §11.1, shared with the documentation and tests. */
 uint64_t pccx_tm_axi(const pccx_timing_t *p, uint64_t n);  /* ceil(n * f_core / f_axi) */
 uint64_t pccx_tm_t_ddr(const pccx_timing_t *p);            /* ceil(ddr_ns * f_core / 1000) */
