@@ -273,7 +273,8 @@ NPK_API unsigned npk_addr_bits(const npk_machine *m);
 NPK_API npk_status npk_disasm_text(npk_machine *m, const void *bytes, size_t n, const char *name,
                                    FILE *out);
 /* Disassemble the word at `bytes` (npk_insn_bytes long) fetched from `pc` into `out`. A word
- * that does not lie inside the npk_addr_bits address space is NPK_ERR_RANGE. */
+ * that does not lie inside the npk_addr_bits address space is NPK_ERR_RANGE. tinytpu: a
+ * commit record's word (its full-port control word, docs/commit-log.md) to one line. */
 NPK_API npk_status npk_disasm(npk_machine *m, const void *bytes, uint64_t pc, char *out, size_t n);
 
 /* ---- observers (each costs nothing while off) ---------------------------------------------- */
@@ -345,9 +346,10 @@ NPK_API npk_status npk_snapshot_restore_file(npk_machine *m, const char *path);
 
 /* What one instruction did: the single record behind the commit log (text and JSON lines)
  * and the C callback. Produced only while a commit callback or log is set (otherwise the
- * target's fast loop runs and no record exists). Targets that produce records: toy, rvnpu,
- * opennpu, pccx (one per issued instruction); npk_on_commit and npk_commit_log are
- * NPK_ERR_UNSUPPORTED on the others. */
+ * target's fast loop runs and no record exists). Every target produces records: one per
+ * retired instruction (toy, rvnpu, opennpu), per issued instruction (pccx) or per clock edge
+ * (tinytpu); a target without them would refuse npk_on_commit and npk_commit_log with
+ * NPK_ERR_UNSUPPORTED. */
 typedef enum npk_effect_kind {
     NPK_EFFECT_REG = 1,   /* a register was written (even with the value it held) */
     NPK_EFFECT_MEM,       /* bytes of a memory space were written */
@@ -372,9 +374,11 @@ typedef struct npk_commit {
     uint64_t seq;          /* 1, 2, 3, ...: records delivered since create or npk_reset */
     uint64_t cycle;        /* the timing model's issue cycle of the instruction */
     uint64_t pc;
-    const uint8_t *word;   /* the instruction's bytes in memory order, word_bytes long */
-    unsigned word_bytes;   /* npk_insn_bytes, or 0 when no word could be fetched (a fetch
-                              fault) */
+    const uint8_t *word;   /* the instruction's bytes in memory order, word_bytes long
+                              (tinytpu: the cycle's full-port control word) */
+    unsigned word_bytes;   /* npk_insn_bytes (tinytpu: the full-port word's bytes), or 0 when
+                              no word could be fetched (a fetch fault) or the cycle has none
+                              (a tinytpu reset cycle) */
     int retired;           /* 1: the instruction retired; 0: it trapped instead (its effects
                               are the trap and the trap entry's register writes) */
     size_t n_effects;

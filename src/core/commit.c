@@ -181,7 +181,7 @@ static npk_commit_sink *sink_of(npk_machine *m)
 {
     if (!m->target->commit_records) {
         npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: commit records are not produced for this target "
-                 "yet (toy, rvnpu, opennpu and pccx produce them)", m->target->name);
+                 "yet (toy, rvnpu, opennpu, pccx and tinytpu produce them)", m->target->name);
         return NULL;
     }
     if (!m->obs.commit) {

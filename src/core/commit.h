@@ -10,6 +10,10 @@
 
 #include "npukit/npukit.h"
 
+/* The widest instruction word a record carries: tinytpu's full-port control word at lanes=256
+ * (96 + 17 * 256 bits, 556 bytes; docs/commit-log.md). */
+#define NPK_COMMIT_WORD_MAX 560u
+
 typedef struct npk_commit_sink {
     npk_commit_fn fn;            /* npk_on_commit, or NULL */
     void *ctx;
@@ -17,7 +21,7 @@ typedef struct npk_commit_sink {
     npk_commit_format fmt;
     uint64_t seq;                /* records delivered */
     npk_commit rec;              /* the record being built */
-    uint8_t word[16];
+    uint8_t word[NPK_COMMIT_WORD_MAX];
     npk_effect *eff;             /* effects of the record being built */
     size_t *boff;                /* MEM effects: offset of their bytes in `bytes` */
     size_t n_eff, cap_eff;

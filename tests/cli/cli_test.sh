@@ -231,10 +231,6 @@ expect 125 "--commit-log-format frob: expected text or jsonl" -- "$NPK" run -t t
 expect 125 "--commit-log-format: no --commit-log to write" -- "$NPK" run -t toy --commit-log-format text "$SRC/examples/toy/sum.s"
 expect 125 "--trace and --commit-log both name" -- "$NPK" run -t toy --trace="$T/same.log" --commit-log "$T/same.log" "$SRC/examples/toy/sum.s"
 expect 125 "npukit: /dev/full: write error" -- "$NPK" run -t toy --commit-log /dev/full "$SRC/examples/toy/sum.s"
-# a target without records: refused before the run, and before the file is made
-expect 125 "--commit-log: tinytpu: commit records are not produced for this target yet (toy, rvnpu, opennpu and pccx" -- \
-  "$NPK" run -t tinytpu --commit-log "$T/none.log" "$SRC/tests/bad/inputs/tinytpu_ok.tt"
-[ ! -e "$T/none.log" ] && ok || bad "--commit-log on tinytpu created the file"
 # pccx: one record per issued instruction (tests/core/commit/pccx.s derives them), text and jsonl
 expect 0 "" -- "$NPK" run -t pccx --commit-log "$T/p.log" "$SRC/tests/core/commit/pccx.s"
 cmp -s "$T/p.log" "$SRC/tests/core/commit/pccx.expected" && ok || bad "pccx commit log differs from pccx.expected"
@@ -250,6 +246,16 @@ expect 0 "" -- "$NPK" run -t pccx --commit-log "$T/pd0.log" --commit-log-digest 
 cmp -s "$T/pd0.log" "$SRC/tests/core/commit/pccx.expected" && ok || bad "--commit-log-digest 0 changed the log"
 expect 125 "--commit-log-digest: no --commit-log to write" -- "$NPK" run -t toy --commit-log-digest 8 "$SRC/examples/toy/sum.s"
 expect 125 "--commit-log-digest eight is not a number of bytes" -- "$NPK" run -t toy --commit-log - --commit-log-digest eight "$SRC/examples/toy/sum.s"
+# tinytpu: a record per clock edge; the XOR step's 92 cycles begin with a reset cycle (no word);
+# cycle 3 appends host1 = 0 at wp = 2 and host0 = 0x0100 at wp = 3 (bytes 4..7: 00 00 00 01)
+expect 0 "" -- "$NPK" run -t tinytpu --commit-log "$T/tt.log" "$SRC/examples/tinytpu/xor/xor_step.tt"
+[ "$(wc -l <"$T/tt.log")" = 92 ] && ok || bad "tinytpu commit log: $(wc -l <"$T/tt.log") lines, want 92"
+[ "$(head -1 "$T/tt.log")" = "1 0x0000000000000000 - ; (no instruction)" ] && ok || bad "tinytpu commit log line 1: '$(head -1 "$T/tt.log")'"
+[ "$(sed -n 3p "$T/tt.log")" = "3 0x0000000000000002 0x0002000200000000400000000000000018 wp=0x00000004 ub[0x00000004]=0x01000000 ; host0=0x0100 host1=0x0000 ; pathway=0000 leak=0x0080 inv=0x0080" ] &&
+  ok || bad "tinytpu commit log line 3: '$(sed -n 3p "$T/tt.log")'"
+expect 0 "" -- "$NPK" run -t tinytpu --commit-log "$T/tt.jsonl" "$SRC/examples/tinytpu/xor/xor_step.tt"
+sed -n 3p "$T/tt.jsonl" | grep -qF '{"seq":3,"cycle":3,"pc":"0x0000000000000002","word":"0x0002000200000000400000000000000018","disasm":"host0=0x0100 host1=0x0000 ; pathway=0000 leak=0x0080 inv=0x0080","retired":true,"effects":[{"reg":"wp","value":"0x00000004"},{"mem":"ub","addr":"0x00000004","size":4,"value":"0x01000000","bytes":"00000001"}]}' &&
+  ok || bad "tinytpu JSON commit log line 3: '$(sed -n 3p "$T/tt.jsonl")'"
 
 # --- --dump and --load are checked before the run (issue 13.8) ---
 printf 'li r1, 81\nputc r1\nputc r1\nputc r1\nhalt\n' >"$T/qqq.s"

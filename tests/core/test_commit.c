@@ -1,8 +1,9 @@
-/* Commit records (docs/commit-log.md): the text logs of small toy, rvnpu, opennpu and pccx programs
+/* Commit records (docs/commit-log.md): the text logs of small toy, rvnpu, opennpu, pccx and
+ * tinytpu programs
  * against hand-derived records (in tests/core/commit each .s says how its records were derived
  * and its .expected holds them), the record struct through the callback, JSON lines, steps,
  * resets, and that unsetting every sink gives the fast loop back.
- * usage: test_commit DIR (the commit/ directory) */
+ * usage: test_commit DIR XOR (the commit/ directory, examples/tinytpu/xor/xor_step.tt) */
 #define _XOPEN_SOURCE 700
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +97,7 @@ static void check_golden(const char *target, const char *prog, const char *expec
 #define MAX_REC 64
 typedef struct saved {
     uint64_t seq, pc, cycle;
-    uint8_t word[8];
+    uint8_t word[20];
     unsigned word_bytes;
     int retired;
     size_t n;
@@ -121,7 +122,7 @@ static void keep(npk_machine *m, const npk_commit *c, void *ctx)
     saved *s = &k->r[k->n++];
     s->seq = c->seq, s->pc = c->pc, s->cycle = c->cycle, s->retired = c->retired;
     s->word_bytes = c->word_bytes;
-    memcpy(s->word, c->word, c->word_bytes < 8 ? c->word_bytes : 8);
+    memcpy(s->word, c->word, c->word_bytes < 20 ? c->word_bytes : 20);
     s->n = c->n_effects;
     for (size_t i = 0; i < c->n_effects && i < 8; i++) {
         s->e[i] = c->effects[i];
@@ -485,24 +486,159 @@ static void check_digest(void)
     npk_destroy(m);
 }
 
+/* ---- tinytpu: one record per clock edge ---------------------------------------------------- */
+
+/* The callback rebuilds each record's text line from the struct alone (its own formatting,
+ * npk_disasm for the disassembly), so the struct carries everything the log shows. */
+typedef struct tt_lines {
+    FILE *f;
+    int bad;
+} tt_lines;
+
+static void tt_line(npk_machine *m, const npk_commit *c, void *ctx)
+{
+    tt_lines *t = ctx;
+    if (c->cycle != c->seq || c->pc != c->seq - 1 || !c->retired ||
+        (c->word_bytes != 0 && c->word_bytes != 17))
+        t->bad = 1;
+    fprintf(t->f, "%llu 0x%016llx ", (unsigned long long)c->seq, (unsigned long long)c->pc);
+    if (c->word_bytes) {
+        fputs("0x", t->f);
+        for (unsigned i = c->word_bytes; i-- > 0;)
+            fprintf(t->f, "%02x", c->word[i]);
+    } else {
+        fputs("-", t->f);
+    }
+    for (size_t i = 0; i < c->n_effects; i++) {
+        const npk_effect *e = &c->effects[i];
+        if (e->kind == NPK_EFFECT_REG) {
+            fprintf(t->f, " %s=0x%0*llx", e->name, (int)(e->bits + 3) / 4,
+                    (unsigned long long)e->value);
+        } else if (e->kind == NPK_EFFECT_MEM && e->size == 2 && strcmp(e->name, "ub") == 0) {
+            fprintf(t->f, " ub[0x%08llx]=0x%02x%02x", (unsigned long long)e->addr, e->bytes[1],
+                    e->bytes[0]);
+            t->bad |= e->value != (unsigned)(e->bytes[1] << 8 | e->bytes[0]);
+        } else if (e->kind == NPK_EFFECT_MEM && strcmp(e->name, "ub") == 0) {
+            fprintf(t->f, " ub[0x%08llx]=bytes:", (unsigned long long)e->addr);
+            for (uint64_t b = 0; b < e->size; b++)
+                fprintf(t->f, "%02x", e->bytes[b]);
+        } else {
+            t->bad = 1;
+        }
+    }
+    char text[200] = "(no instruction)";
+    if (c->word_bytes && npk_disasm(m, c->word, c->pc, text, sizeof text) != NPK_OK)
+        t->bad = 1;
+    fprintf(t->f, " ; %s\n", text);
+}
+
+static void check_callback_tinytpu(void)
+{
+    npk_machine *m = machine("tinytpu", "tinytpu.s");
+    NPK_CHECK(m != NULL);
+    if (!m)
+        return;
+    char *buf = NULL, path[1024];
+    size_t len = 0;
+    tt_lines t = {open_memstream(&buf, &len), 0};
+    NPK_CHECK(t.f != NULL);
+    if (!t.f) {
+        npk_destroy(m);
+        return;
+    }
+    NPK_CHECK(npk_on_commit(m, tt_line, &t) == NPK_OK);
+    npk_stop stop;
+    /* a step, then the rest: the records run on */
+    NPK_CHECK(npk_step(m, &stop) == NPK_OK);
+    NPK_CHECK(npk_run(m, 0, &stop) == NPK_OK && stop.reason == NPK_STOP_EXIT);
+    fclose(t.f);
+    NPK_CHECK(!t.bad);
+    snprintf(path, sizeof path, "%s/tinytpu.expected", dir);
+    char *want = slurp(path);
+    NPK_CHECK(buf && want && strcmp(buf, want) == 0);
+    if (buf && want && strcmp(buf, want) != 0)
+        fprintf(stderr, "tinytpu callback lines:\n%s", buf);
+    free(buf);
+    free(want);
+    npk_destroy(m);
+
+    /* N = 3: the full-port word (tinytpu spec B5) is 96 + 17 * 3 = 147 bits, 19 bytes: sw 0,
+     * start 1, T 2, hv[0..2] 3..5, cols 6..21, rows 22..37, addr 38..53, sel 54..62, hd[0]
+     * 63..78, hd[1] 79..94, ...; host1=0x0001 sets bit 4 (byte 0 = 0x10) and bit 79 (byte 9 =
+     * 0x80), and appends 0x0001 at wp = 0 */
+    npk_machine *m3 = NULL;
+    char err[256];
+    NPK_CHECK(npk_create(&m3, "tinytpu", "lanes=3", err, sizeof err) == NPK_OK);
+    if (!m3)
+        return;
+    NPK_CHECK(npk_load_asm(m3, "host1=0x0001\n", "n3.s", stderr) == NPK_OK);
+    static collect k;
+    memset(&k, 0, sizeof k);
+    NPK_CHECK(npk_on_commit(m3, keep, &k) == NPK_OK);
+    NPK_CHECK(npk_run(m3, 0, &stop) == NPK_OK);
+    NPK_CHECK_EQ_U64(k.n, 1);
+    NPK_CHECK_EQ_U64(k.r[0].word_bytes, 19);
+    int only = 1;
+    for (unsigned i = 0; i < 19; i++)
+        only &= k.r[0].word[i] == (i == 0 ? 0x10 : i == 9 ? 0x80 : 0);
+    NPK_CHECK(only);
+    NPK_CHECK(k.r[0].n == 2 && k.r[0].e[1].kind == NPK_EFFECT_MEM && k.r[0].e[1].size == 2 &&
+              k.r[0].e[1].value == 1);
+    NPK_CHECK_EQ_STR(k.r[0].names[0], "wp");
+    npk_destroy(m3);
+}
+
+/* The observed loop with records gives what the fast loop gives, on the XOR training step:
+ * every register and the whole UB. */
+static void check_same_results_tinytpu(const char *xor_path)
+{
+    npk_machine *a = NULL, *b = NULL;
+    char err[256];
+    NPK_CHECK(npk_create(&a, "tinytpu", NULL, err, sizeof err) == NPK_OK);
+    NPK_CHECK(npk_create(&b, "tinytpu", NULL, err, sizeof err) == NPK_OK);
+    if (!a || !b || npk_load_file(a, xor_path, stderr) != NPK_OK ||
+        npk_load_file(b, xor_path, stderr) != NPK_OK) {
+        NPK_CHECK(!"load the XOR step");
+        npk_destroy(a);
+        npk_destroy(b);
+        return;
+    }
+    static collect k;
+    memset(&k, 0, sizeof k);
+    NPK_CHECK(npk_on_commit(a, keep, &k) == NPK_OK);
+    npk_stop sa, sb;
+    NPK_CHECK(npk_run(a, 0, &sa) == NPK_OK && npk_run(b, 0, &sb) == NPK_OK);
+    NPK_CHECK(sa.reason == NPK_STOP_EXIT && sb.reason == NPK_STOP_EXIT && sa.pc == sb.pc);
+    uint64_t cycles = 0;
+    NPK_CHECK(npk_reg_read(a, "cycle", &cycles) == NPK_OK && cycles > 50);
+    NPK_CHECK_EQ_U64(k.calls, cycles);
+    int same = 1;
+    for (size_t i = 0; i < npk_reg_count(a); i++) {
+        uint64_t va = 0, vb = 1;
+        npk_reg_read(a, npk_reg(a, i)->name, &va);
+        npk_reg_read(b, npk_reg(b, i)->name, &vb);
+        same &= va == vb;
+    }
+    NPK_CHECK(same);
+    uint8_t ua[256], ub[256];
+    NPK_CHECK(npk_mem_read(a, "ub", 0, ua, sizeof ua) == NPK_OK &&
+              npk_mem_read(b, "ub", 0, ub, sizeof ub) == NPK_OK && memcmp(ua, ub, 256) == 0);
+    npk_destroy(a);
+    npk_destroy(b);
+}
+
+/* Every target produces records now, so the NPK_ERR_UNSUPPORTED path of sink_of has no target
+ * to test it with; unsetting sinks that were never set is fine, a bad format is refused. */
 static void check_errors(void)
 {
     npk_machine *m = NULL;
     char err[256];
-    NPK_CHECK(npk_create(&m, "tinytpu", NULL, err, sizeof err) == NPK_OK);
-    if (!m)
-        return;
-    static collect k;
-    NPK_CHECK(npk_on_commit(m, keep, &k) == NPK_ERR_UNSUPPORTED);
-    NPK_CHECK_CONTAINS(npk_error(m), "tinytpu: commit records are not produced");
-    NPK_CHECK(npk_commit_log(m, stderr, NPK_COMMIT_TEXT) == NPK_ERR_UNSUPPORTED);
-    NPK_CHECK(npk_on_commit(m, NULL, NULL) == NPK_OK); /* unsetting nothing is fine */
-    NPK_CHECK(npk_commit_log(m, NULL, NPK_COMMIT_TEXT) == NPK_OK);
-    NPK_CHECK(!npk_obs_active(&m->obs));
-    npk_destroy(m);
     NPK_CHECK(npk_create(&m, "toy", NULL, err, sizeof err) == NPK_OK);
     if (!m)
         return;
+    NPK_CHECK(npk_on_commit(m, NULL, NULL) == NPK_OK); /* unsetting nothing is fine */
+    NPK_CHECK(npk_commit_log(m, NULL, NPK_COMMIT_TEXT) == NPK_OK);
+    NPK_CHECK(!npk_obs_active(&m->obs));
     NPK_CHECK(npk_commit_log(m, stderr, (npk_commit_format)7) == NPK_ERR_ARG);
     NPK_CHECK_CONTAINS(npk_error(m), "commit log format 7");
     NPK_CHECK(!npk_obs_active(&m->obs));
@@ -517,12 +653,17 @@ int main(int argc, char **argv)
     check_golden("rvnpu", "rvnpu.s", "rvnpu.expected", 0);
     check_golden("opennpu:K=4,L=8", "opennpu.s", "opennpu.expected", 0);
     check_golden("pccx", "pccx.s", "pccx.expected", 0);
+    check_golden("tinytpu", "tinytpu.s", "tinytpu.expected", 0);
     check_callback_rvnpu();
     check_unset();
     check_same_results();
     check_syscall_read();
     check_pccx();
     check_digest();
+    check_callback_tinytpu();
+    NPK_CHECK(argc > 2); /* usage: test_commit DIR XOR_STEP */
+    if (argc > 2)
+        check_same_results_tinytpu(argv[2]);
     check_errors();
     return npk_test_done();
 }

@@ -799,27 +799,57 @@ static void put_nop(FILE *out, size_t n)
         fputs("nop\n", out);
 }
 
+/* The clauses of cycle c (host writes hw), separated by spaces, as snprintf: the full length
+ * is returned. */
+static size_t clause_text(char *out, size_t n, const tt_cycle *c, const tt_hostw *hw)
+{
+    size_t len = 0;
+#define PUT(...)                                                                               \
+    do {                                                                                       \
+        int k_ = snprintf(len < n ? out + len : NULL, len < n ? n - len : 0, __VA_ARGS__);     \
+        len += k_ > 0 ? (size_t)k_ : 0;                                                        \
+    } while (0)
+    if (n)
+        out[0] = '\0';
+    if (c->sw)
+        PUT("sw");
+    if (c->start) {
+        PUT("%sread ", len ? " " : "");
+        if (c->sel < TT_N_CHANNELS)
+            PUT("%s", tt_channel_names[c->sel]);
+        else
+            PUT("sel=%u", c->sel);
+        PUT(" addr=%u rows=%u cols=%u%s", c->addr, c->rows, c->cols, c->T ? " t" : "");
+    }
+    for (unsigned i = 0; i < c->n_host; i++)
+        PUT("%shost%u=0x%04X", len ? " " : "", hw[i].lane, hw[i].value);
+#undef PUT
+    return len;
+}
+
 static void clauses(FILE *out, const tt_program *p, const tt_cycle *c, bool space)
 {
-    if (c->sw) {
-        fprintf(out, "%ssw", space ? " " : "");
-        space = true;
+    char buf[TT_MAX_N * 16 + 96]; /* every clause at the widest */
+    clause_text(buf, sizeof buf, c, c->n_host ? p->hw + c->host : NULL);
+    fprintf(out, "%s%s\n", space && buf[0] ? " " : "", buf);
+}
+
+int tt_cycle_line(const tt_cycle *c, const tt_hostw *hw, char *out, size_t n)
+{
+    size_t len = clause_text(out, n, c, hw);
+    if (!len)
+        len = (size_t)snprintf(out, n, "nop");
+    int k = snprintf(len < n ? out + len : NULL, len < n ? n - len : 0,
+                     " ; pathway=%u%u%u%u leak=0x%04X inv=0x%04X", c->pathway >> 3 & 1,
+                     c->pathway >> 2 & 1, c->pathway >> 1 & 1, c->pathway & 1, c->leak, c->inv);
+    len += k > 0 ? (size_t)k : 0;
+    if (!c->start && (c->sel || c->addr || c->rows || c->cols || c->T)) {
+        k = snprintf(len < n ? out + len : NULL, len < n ? n - len : 0,
+                     " read fields with start 0: sel=%u addr=%u rows=%u cols=%u%s", c->sel,
+                     c->addr, c->rows, c->cols, c->T ? " t" : "");
+        len += k > 0 ? (size_t)k : 0;
     }
-    if (c->start) {
-        fprintf(out, "%sread ", space ? " " : "");
-        if (c->sel < TT_N_CHANNELS)
-            fputs(tt_channel_names[c->sel], out);
-        else
-            fprintf(out, "sel=%u", c->sel);
-        fprintf(out, " addr=%u rows=%u cols=%u%s", c->addr, c->rows, c->cols, c->T ? " t" : "");
-        space = true;
-    }
-    for (unsigned i = 0; i < c->n_host; i++) {
-        const tt_hostw *h = &p->hw[c->host + i];
-        fprintf(out, "%shost%u=0x%04X", space ? " " : "", h->lane, h->value);
-        space = true;
-    }
-    fputs("\n", out);
+    return (int)len;
 }
 
 static int write_asm(const tt_program *p, FILE *out, char *err, size_t err_size)

@@ -8,6 +8,7 @@
 #include "core/obs.h"
 #include "num/num.h"
 #include "targets/tinytpu/machine.h"
+#include "targets/tinytpu/regs.h"
 
 enum { OK = 0, STOPPED = 1 };
 
@@ -808,6 +809,44 @@ static int kind_of(const tt_cycle *c)
     return TT_K_IDLE;
 }
 
+/* ---- commit records (docs/commit-log.md) ---------------------------------------------------- */
+
+/* Begun before edge k (cycle c): pc k - 1, the cycle's full-port word (B5); a reset cycle has
+ * no word (C4.1), and its memory effects are the UB words it clears, those not zero before. */
+static void commit_begin(npk_machine *m, tt_state *s, npk_commit_sink *cs, const tt_cycle *c,
+                         uint64_t k)
+{
+    uint8_t word[NPK_COMMIT_WORD_MAX];
+    unsigned nb = 0;
+    if (!c->rst) {
+        tt_packed w;
+        tt_encode(TT_FMT_WFULL, s->N, c, c->n_host ? s->prog.hw + c->host : NULL, &w, NULL, 0);
+        nb = tt_word_bytes(s->N);
+        for (unsigned i = 0; i < nb; i++)
+            word[i] = (uint8_t)(w.w[i / 8] >> 8 * (i % 8));
+    }
+    npk_commit_begin(cs, k - 1, nb ? word : NULL, nb);
+    if (tt_commit_save(m, s))
+        cs->lost = 1;
+    if (c->rst) {
+        static const uint8_t zero[2];
+        for (uint32_t a = 0; a < s->ub_words; a++)
+            if (s->ub[a])
+                npk_commit_mem(cs, "ub", 2 * (uint64_t)a, zero, 2);
+    }
+}
+
+/* After edge k: the registers it changed, then its UB writes in A6.2 / A6.3 order. */
+static void commit_end(npk_machine *m, tt_state *s, npk_commit_sink *cs, const tt_cycle *c,
+                       uint64_t k)
+{
+    tt_commit_regs(m, s, cs);
+    if (!c->rst)
+        for (unsigned i = 0; i < s->n_wr; i++)
+            npk_commit_mem_value(cs, "ub", 2 * (uint64_t)s->wr_addr[i], s->wr_val[i], 2);
+    npk_commit_end(m, cs, 1, k);
+}
+
 /* The fast loop for N lanes: no observers, the edge inlined (N = 2 gets its own copy). The
  * cycle index lives in a local; s->pc is written back when the loop ends or stops (the step
  * reports its cycle k to the error messages itself). */
@@ -854,9 +893,12 @@ npk_status tt_run(npk_machine *m, void *state, uint64_t max, npk_stop *stop)
         else
             fast_loop_any(m, s, max, stop);
     } else {
+        npk_commit_sink *cs = o->commit;
         while (s->pc < s->prog.n && (!max || done < max)) {
             const tt_cycle *c = &s->prog.c[s->pc];
             uint64_t k = s->pc + 1;
+            if (cs)
+                commit_begin(m, s, cs, c, k);
             if (step_n(m, s, c, k, stop, obs, s->N, s->ub, s->ub_words) == STOPPED)
                 break;
             o->insns++;
@@ -868,6 +910,8 @@ npk_status tt_run(npk_machine *m, void *state, uint64_t max, npk_stop *stop)
                 tt_vcd_edge(s, k, c);
             s->pc++;
             done++;
+            if (cs)
+                commit_end(m, s, cs, c, k);
         }
     }
     if (obs && o->timeline) /* the slices still open end with the run */

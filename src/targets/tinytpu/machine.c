@@ -382,13 +382,29 @@ static npk_status tt_reg_write(npk_machine *m, void *state, size_t i, uint64_t v
     return tt_regs_write(m, state, i, v);
 }
 
+/* One cycle's word as a commit record carries it (docs/commit-log.md): the full-port word of
+ * B5 (96 + 17N bits) as ceil(bits / 8) bytes, little-endian. Reset cycles carry no word. */
+unsigned tt_word_bytes(unsigned N)
+{
+    return (tt_format_bits(TT_FMT_WFULL, N) + 7) / 8;
+}
+
+/* npk_disasm of such a word (programs themselves are text: npk_disasm_text). */
 static npk_status tt_disasm_hook(npk_machine *m, void *state, const uint8_t *b, uint64_t pc,
                                  char *out, size_t n)
 {
-    (void)state, (void)b, (void)pc;
-    snprintf(out, n, "?");
-    return npk_fail(m, NPK_ERR_UNSUPPORTED,
-                    "tinytpu: programs are text files; use npk_disasm_text");
+    const tt_state *s = state;
+    (void)m, (void)pc;
+    tt_packed w;
+    memset(&w, 0, sizeof w);
+    for (unsigned i = 0; i < tt_word_bytes(s->N); i++)
+        w.w[i / 8] |= (uint64_t)b[i] << 8 * (i % 8);
+    tt_cycle c;
+    tt_hostw hw[TT_MAX_N];
+    unsigned nh;
+    tt_decode(TT_FMT_WFULL, s->N, &w, &c, hw, &nh);
+    tt_cycle_line(&c, hw, out, n);
+    return NPK_OK;
 }
 
 /* Text in memory -> NUL-terminated copy (the assembler wants a string). */
@@ -535,4 +551,5 @@ const npk_target npk_target_tinytpu = {
     .n_extras = TT_N_EXTRAS,
     .tracks = tt_track_names,
     .n_tracks = TT_N_TRACKS,
+    .commit_records = 1,
 };

@@ -142,6 +142,9 @@ npk_status tt_load_program(npk_machine *m, const tt_program *p);
 /* The machine's state (for tools that build programs in memory); NULL if m is not tinytpu. */
 tt_state *tt_state_of(npk_machine *m);
 
+/* Bytes of the word a commit record carries for a cycle: the full-port word (B5) for N lanes. */
+unsigned tt_word_bytes(unsigned N);
+
 /* Run up to max cycles (0 = to the end); observed = traces/statistics on. */
 npk_status tt_run(npk_machine *m, void *state, uint64_t max, npk_stop *stop);
 void tt_reset_state(tt_state *s);      /* A11 (the UB included) */

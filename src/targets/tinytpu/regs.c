@@ -27,6 +27,9 @@ struct tt_regs {
     tt_regref *ref;
     char *names;
     size_t n, cap, used, size;
+    size_t pe0;                  /* index of the first PE register (they come last) */
+    uint64_t *before;            /* commit records: registers 0 .. pe0-1 before the edge */
+    tt_pe *pe_before;            /* and the PEs */
 };
 
 /* the first four are the list of a machine whose full list could not be allocated */
@@ -103,6 +106,7 @@ static int build(struct tt_regs *r, unsigned N)
         }
         e |= add(r, 16, K_LANE, L_LASTH, i, "vpu.lastH[%u]", i);
     }
+    r->pe0 = r->n;
     for (unsigned k = 0; k < N; k++)
         for (unsigned j = 0; j < N; j++)
             for (unsigned f = 0; f < P_N; f++)
@@ -141,6 +145,8 @@ void tt_regs_free(struct tt_regs *r)
     free(r->info);
     free(r->ref);
     free(r->names);
+    free(r->before);
+    free(r->pe_before);
     free(r);
 }
 
@@ -225,7 +231,7 @@ npk_status tt_regs_read(npk_machine *m, tt_state *s, size_t i, uint64_t *v)
 /* After a backdoor write the fast path's activity gating (not architectural) may be stale:
  * mark every block as possibly active, and recompute which channels beat at the next edge
  * (A7.2: t + 1 < R + C), so the next edge steps everything once and settles the masks. */
-static void ungate(tt_state *s)
+void tt_ungate(tt_state *s)
 {
     s->pe_idle = 0;
     s->vpu_quiet = 0;
@@ -292,6 +298,64 @@ npk_status tt_regs_write(npk_machine *m, tt_state *s, size_t i, uint64_t v)
         break;
     }
     }
-    ungate(s);
+    tt_ungate(s);
     return NPK_OK;
+}
+
+/* ---- commit records (docs/commit-log.md): the registers an edge changed ------------------- */
+
+int tt_commit_save(npk_machine *m, tt_state *s)
+{
+    const npk_reg_info *list;
+    tt_regs_list(s, &list);
+    struct tt_regs *r = s->regs;
+    if (!r)
+        return -1;
+    if (!r->before) {
+        r->before = malloc((r->pe0 ? r->pe0 : 1) * sizeof *r->before);
+        r->pe_before = malloc((size_t)s->N * s->N * sizeof *r->pe_before);
+        if (!r->before || !r->pe_before) {
+            free(r->before);
+            free(r->pe_before);
+            r->before = NULL, r->pe_before = NULL;
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < r->pe0; i++)
+        tt_regs_read(m, s, i, &r->before[i]);
+    memcpy(r->pe_before, s->pe, (size_t)s->N * s->N * sizeof *s->pe);
+    return 0;
+}
+
+void tt_commit_regs(npk_machine *m, tt_state *s, npk_commit_sink *c)
+{
+    struct tt_regs *r = s->regs;
+    if (!r || !r->before)
+        return;
+    for (size_t i = 0; i < r->pe0; i++) {
+        /* cycle is the record's own position */
+        if (r->ref[i].kind == K_CYCLE)
+            continue;
+        uint64_t v;
+        tt_regs_read(m, s, i, &v);
+        if (v != r->before[i])
+            npk_commit_reg(c, r->info[i].name, r->info[i].bits, v);
+    }
+    const size_t nn = (size_t)s->N * s->N;
+    for (size_t p = 0; p < nn; p++) {
+        const tt_pe *a = &r->pe_before[p], *b = &s->pe[p];
+        if (a->shadow == b->shadow && a->active == b->active && a->xout == b->xout &&
+            a->psum == b->psum && a->vout == b->vout && a->wout == b->wout &&
+            a->swout == b->swout)
+            continue;
+        const uint16_t va[P_N] = {a->shadow, a->active, a->xout, a->psum,
+                                  a->vout,   a->wout,   a->swout};
+        const uint16_t vb[P_N] = {b->shadow, b->active, b->xout, b->psum,
+                                  b->vout,   b->wout,   b->swout};
+        for (unsigned f = 0; f < P_N; f++)
+            if (va[f] != vb[f]) {
+                size_t i = r->pe0 + p * P_N + f;
+                npk_commit_reg(c, r->info[i].name, r->info[i].bits, vb[f]);
+            }
+    }
 }

@@ -176,6 +176,11 @@ int tt_parse_q88(const char *s, size_t len, uint16_t *out);
 /* The same conversion where a bare integer is a value (settings such as lr=1, the compiler's
  * description files): "3" is 3.0. */
 int tt_parse_q88_value(const char *s, size_t len, uint16_t *out);
+/* One cycle as one line (the disassembly in commit records, docs/commit-log.md): its clauses
+ * as assembly writes them, or `nop`, then ` ; pathway=PPPP leak=0x.... inv=0x....` and, for a
+ * word with start = 0 whose read fields are not all zero, those fields. hw: its c->n_host
+ * host writes. snprintf-like: writes at most n bytes, returns the full length. */
+int tt_cycle_line(const tt_cycle *c, const tt_hostw *hw, char *out, size_t n);
 /* Does cycle cur issue a read (A7.8)? prev is the cycle before it, or NULL before cycle 1; reset
  * cycles count as F = 0 (and never issue). */
 int tt_read_issues(const tt_cycle *prev, const tt_cycle *cur);
