@@ -57,7 +57,7 @@ static void check_walk(void)
         return;
     }
     size_t n = npk_reg_count(m);
-    NPK_CHECK_EQ_U64(n, 37 + 20 * 128 + 7 * 128 * 128);
+    NPK_CHECK_EQ_U64(n, 43 + 20 * 128 + 7 * 128 * 128);
     clock_t t0 = clock();
     int ok = 1;
     for (size_t i = 0; i < n; i++) {

@@ -138,7 +138,7 @@ TT_ALWAYS_INLINE int issue(npk_machine *m, tt_state *s, const tt_cycle *w, uint6
     (void)m;
     /* the new sequencer state, built in a local and stored at once */
     const uint16_t addr = w->addr, rows = w->rows, cols = w->cols, T = w->T;
-    tt_chan c = {.addr = addr, .rows = rows, .cols = cols, .ptr = addr, .R = rows, .C = cols};
+    tt_chan c = {.ptr = addr, .R = rows, .C = cols};
     switch (sel) {
     case TT_CH_INPUT:
         c.T = (uint8_t)T;
@@ -548,14 +548,21 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
             }
 #undef W_LANE
             c->ptr = ptr;
-        } else { /* C2.3: the intent on the skew-order layout */
+        } else { /* C2.3: the intent on the skew-order layout. The issue's rows, cols and
+                  * addr come back from the sequencer, which holds all of the read's state:
+                  * T swaps R and C, and ptr = addr + cols - 1 (T) or addr + rows*cols - cols
+                  * modulo 2^16, and stays there (A7.4) */
+            const uint16_t rows = c->T ? c->C : c->R, cols = c->T ? c->R : c->C;
+            const uint16_t addr = (uint16_t)(c->T ? (uint32_t)(uint16_t)c->ptr - cols + 1u
+                                                  : (uint32_t)(uint16_t)c->ptr -
+                                                        (uint16_t)((uint32_t)rows * cols) + cols);
             for (unsigned i = 0; i < N; i++) {
                 s->w_d[i] = 0, s->w_v[i] = 0;
                 if (!lane_active(c, i))
                     continue;
-                int64_t r = c->T ? i : (int64_t)c->rows - 1 - (c->t - i);
-                int64_t col = c->T ? (int64_t)c->cols - 1 - (c->t - i) : i;
-                UB_READ(TT_CH_WEIGHT, i, (int64_t)c->addr + skew_pos(c->rows, c->cols, r, col),
+                int64_t r = c->T ? i : (int64_t)rows - 1 - (c->t - i);
+                int64_t col = c->T ? (int64_t)cols - 1 - (c->t - i) : i;
+                UB_READ(TT_CH_WEIGHT, i, (int64_t)addr + skew_pos(rows, cols, r, col),
                         s->w_d[i]);
                 s->w_v[i] = 1, any = 1;
             }

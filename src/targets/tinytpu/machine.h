@@ -22,7 +22,6 @@ typedef struct tt_chan {
     uint16_t R, C, t;
     uint16_t skip;               /* weight channel: cols + 1 */
     uint8_t T;                   /* input and weight channels: transpose remembered */
-    uint16_t addr, rows, cols;   /* weight channel for N >= 3: the per-lane rule (C2.3) */
 } tt_chan;
 
 /* Target counters (--stats extras). */

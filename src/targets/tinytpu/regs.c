@@ -11,7 +11,9 @@
 
 /* What a register is: a kind, a field of it and an index (PE k*N+j, lane, column or
  * channel). */
-enum { K_CYCLE, K_WP, K_GPTR, K_MODE, K_CS_FLAG, K_CS_VALUE, K_E, K_CH, K_LANE, K_PE };
+enum { K_CYCLE, K_WP, K_GPTR, K_MODE, K_CS_FLAG, K_CS_VALUE, K_F, K_E, K_CH, K_LANE, K_PE };
+/* F_{k-1} of A7.8, the fields the issue logic compares the next word with */
+enum { F_START, F_SEL, F_TRANSPOSE, F_ADDR, F_ROWS, F_COLS, F_N };
 enum { CH_PTR, CH_R, CH_C, CH_T, CH_TRANSPOSE, CH_SKIP };
 enum { L_IN_D, L_IN_V, L_W_D, L_W_V, L_BIAS, L_Y, L_H, L_OLD, L_DONE, L_UPD, L_ST_D, L_ST_V,
        L_LASTH = L_ST_D + 8 };
@@ -76,6 +78,10 @@ static int build(struct tt_regs *r, unsigned N)
     e |= add(r, 1, K_MODE, 0, 0, "mode");
     e |= add(r, 1, K_CS_FLAG, 0, 0, "cs_flag");
     e |= add(r, 16, K_CS_VALUE, 0, 0, "cs_value");
+    static const char *const f_names[F_N] = {"start", "sel", "transpose", "addr", "rows", "cols"};
+    static const unsigned f_bits[F_N] = {1, 9, 1, 16, 16, 16};
+    for (unsigned f = 0; f < F_N; f++)
+        e |= add(r, f_bits[f], K_F, f, 0, "F.%s", f_names[f]);
     for (unsigned j = 0; j < N; j++)
         e |= add(r, 1, K_E, 0, j, "E[%u]", j);
     for (unsigned c = 0; c < TT_N_CHANNELS; c++) {
@@ -121,7 +127,7 @@ size_t tt_regs_list(tt_state *s, const npk_reg_info **list)
         const size_t N = s->N;
         struct tt_regs *r = calloc(1, sizeof *r);
         if (r) {
-            r->cap = 6 + N + 7 * 6 + N * 23 + N * N * P_N;
+            r->cap = 6 + F_N + N + 7 * 6 + N * 23 + N * N * P_N;
             r->size = r->cap * 32;
             r->info = calloc(r->cap, sizeof *r->info);
             r->ref = calloc(r->cap, sizeof *r->ref);
@@ -189,6 +195,32 @@ static int lane_is8(unsigned f)
            (f >= L_ST_D && f < L_LASTH && (f - L_ST_D) % 2 == 1);
 }
 
+/* F_{k-1} as exec.c keeps it: prev_f packs sel, addr, rows, cols (16 bits each); prev_ft is
+ * start | T << 1 (exec.c zeroes it after a word with start = 0 and leaves prev_f: no rule
+ * reads the other fields then, A7.8). */
+static uint64_t f_read(const tt_state *s, unsigned f)
+{
+    switch (f) {
+    case F_START: return s->prev_ft & 1u;
+    case F_TRANSPOSE: return s->prev_ft >> 1 & 1u;
+    case F_SEL: return s->prev_f & 0xFFFFu;
+    case F_ADDR: return s->prev_f >> 16 & 0xFFFFu;
+    case F_ROWS: return s->prev_f >> 32 & 0xFFFFu;
+    default: return s->prev_f >> 48 & 0xFFFFu;
+    }
+}
+
+static void f_write(tt_state *s, unsigned f, uint64_t v)
+{
+    static const unsigned shift[F_N] = {0, 0, 0, 16, 32, 48};
+    if (f == F_START)
+        s->prev_ft = (uint16_t)((s->prev_ft & ~1u) | (unsigned)v);
+    else if (f == F_TRANSPOSE)
+        s->prev_ft = (uint16_t)((s->prev_ft & 1u) | (unsigned)v << 1);
+    else
+        s->prev_f = (s->prev_f & ~(UINT64_C(0xFFFF) << shift[f])) | v << shift[f];
+}
+
 npk_status tt_regs_read(npk_machine *m, tt_state *s, size_t i, uint64_t *v)
 {
     (void)m;
@@ -200,6 +232,7 @@ npk_status tt_regs_read(npk_machine *m, tt_state *s, size_t i, uint64_t *v)
     case K_MODE: *v = s->mode; break;
     case K_CS_FLAG: *v = s->cs_flag; break;
     case K_CS_VALUE: *v = s->cs_val; break;
+    case K_F: *v = f_read(s, r.field); break;
     case K_E: *v = s->E[r.idx] != 0; break;
     case K_CH: {
         const tt_chan *c = &s->ch[r.idx];
@@ -261,6 +294,7 @@ npk_status tt_regs_write(npk_machine *m, tt_state *s, size_t i, uint64_t v)
     case K_MODE: s->mode = (uint8_t)v; break;
     case K_CS_FLAG: s->cs_flag = (uint8_t)v; break;
     case K_CS_VALUE: s->cs_val = (uint16_t)v; break;
+    case K_F: f_write(s, r.field, v); break;
     case K_E: s->E[r.idx] = (uint8_t)v; break;
     case K_CH: {
         tt_chan *c = &s->ch[r.idx];
@@ -333,8 +367,8 @@ void tt_commit_regs(npk_machine *m, tt_state *s, npk_commit_sink *c)
     if (!r || !r->before)
         return;
     for (size_t i = 0; i < r->pe0; i++) {
-        /* cycle is the record's own position */
-        if (r->ref[i].kind == K_CYCLE)
+        /* cycle is the record's own position and F mirrors the previous record's word */
+        if (r->ref[i].kind == K_CYCLE || r->ref[i].kind == K_F)
             continue;
         uint64_t v;
         tt_regs_read(m, s, i, &v);

@@ -17,7 +17,7 @@ void tt_ungate(tt_state *s);
 
 /* Commit records (docs/commit-log.md): tt_commit_save keeps the registers before an edge
  * (returns -1 when out of memory: the record then lacks its registers); tt_commit_regs adds
- * every register the edge changed to the record, in list order (without cycle). */
+ * every register the edge changed to the record, in list order (without cycle and F.*). */
 int tt_commit_save(npk_machine *m, tt_state *s);
 void tt_commit_regs(npk_machine *m, tt_state *s, npk_commit_sink *c);
 

@@ -28,15 +28,16 @@ static void check_names(unsigned N)
     char spec[32];
     snprintf(spec, sizeof spec, "tinytpu:lanes=%u", N);
     npk_machine *m = load(spec, "nop\n");
-    /* 6 globals, N enables, 7 channels x 4 + 2 T + skip, 19 per lane (10 channel and GD
-     * registers, 4 stages x 2, lastH), 7 per PE */
-    NPK_CHECK_EQ_U64(npk_reg_count(m), 6 + N + 7 * 4 + 3 + 19 * N + 7 * N * N);
+    /* 6 globals, F_{k-1} (6 fields), N enables, 7 channels x 4 + 2 T + skip, 19 per lane (10
+     * channel and GD registers, 4 stages x 2, lastH), 7 per PE */
+    NPK_CHECK_EQ_U64(npk_reg_count(m), 6 + 6 + N + 7 * 4 + 3 + 19 * N + 7 * N * N);
     static const struct {
         const char *name;
         unsigned bits;
     } want[] = {
         {"cycle", 64}, {"wp", 32}, {"gptr", 16}, {"mode", 1}, {"cs_flag", 1},
-        {"cs_value", 16}, {"E[0]", 1}, {"input.ptr", 16}, {"weight.skip", 16},
+        {"cs_value", 16}, {"F.start", 1}, {"F.sel", 9}, {"F.transpose", 1}, {"F.addr", 16},
+        {"F.rows", 16}, {"F.cols", 16}, {"E[0]", 1}, {"input.ptr", 16}, {"weight.skip", 16},
         {"gweight.t", 16}, {"input.data[0]", 16}, {"weight.valid[0]", 1}, {"old[0]", 16},
         {"gd.done[0]", 1}, {"gd.upd[0]", 16}, {"vpu.BIAS.data[0]", 16},
         {"vpu.DERIV.valid[0]", 1}, {"vpu.lastH[0]", 16}, {"pe[0][0].shadow", 16},
@@ -186,6 +187,104 @@ static void check_refused(void)
     npk_destroy(m);
 }
 
+/* The registers by name are the whole state (with the UB): a fresh machine that gets every
+ * register and the UB of one stopped part-way through a program, then runs the rest, ends
+ * exactly as that one does. At N = 3, a 3 x 3 weight read (the per-lane rule of tinytpu spec
+ * C2.3, which the weight channel's ptr, R, C, t and transpose hold) is held for three words
+ * (issued once, tinytpu spec A7.8: the F.* registers), then an input read is held for two
+ * (a second issue would append a second row of results). Split after every cycle. */
+static const char split_prog[] = "host0=0x0100 host1=0x0200 host2=0x0300\n"
+                                 "host0=0x0400 host1=0x0500 host2=0x0600\n"
+                                 "host0=0x0700 host1=0x0800 host2=0x0900\n"
+                                 "read weight addr=0 rows=3 cols=3\n"
+                                 "read weight addr=0 rows=3 cols=3\n"
+                                 "read weight addr=0 rows=3 cols=3\n"
+                                 "nop 2\n"
+                                 "read input addr=3 rows=1 cols=3\n"
+                                 "sw read input addr=3 rows=1 cols=3\n"
+                                 "nop 10\n";
+
+static void copy_state(npk_machine *to, npk_machine *from)
+{
+    for (size_t i = 0; i < npk_reg_count(from); i++) {
+        const char *name = npk_reg(from, i)->name;
+        uint64_t v = 0;
+        NPK_CHECK(npk_reg_read(from, name, &v) == NPK_OK);
+        NPK_REPORT(npk_reg_write(to, name, v) == NPK_OK, "write %s: %s\n", name,
+                   npk_error(to));
+    }
+    uint8_t ub[256];
+    NPK_CHECK(npk_mem_read(from, "ub", 0, ub, sizeof ub) == NPK_OK &&
+              npk_mem_write(to, "ub", 0, ub, sizeof ub) == NPK_OK);
+}
+
+static void check_complete(void)
+{
+    npk_machine *whole = load("tinytpu:lanes=3", split_prog);
+    npk_stop stop;
+    NPK_CHECK(npk_run(whole, 0, &stop) == NPK_OK && stop.reason == NPK_STOP_EXIT);
+    uint64_t n = rd(whole, "cycle");
+    NPK_CHECK_EQ_U64(n, 20);
+    /* one row of three results appended after the nine host words */
+    NPK_CHECK_EQ_U64(rd(whole, "wp"), 12);
+    for (uint64_t k = 1; k < n; k++) {
+        npk_machine *a = load("tinytpu:lanes=3", split_prog);
+        npk_machine *b = load("tinytpu:lanes=3", split_prog);
+        NPK_CHECK(npk_run(a, k, &stop) == NPK_OK && stop.reason == NPK_STOP_BUDGET);
+        copy_state(b, a);
+        NPK_CHECK(npk_run(b, 0, &stop) == NPK_OK && stop.reason == NPK_STOP_EXIT);
+        size_t i = 0; /* the first register that differs, if any */
+        uint64_t v = 0, w = 0;
+        for (; i < npk_reg_count(whole); i++)
+            if ((v = rd(b, npk_reg(whole, i)->name)) != (w = rd(whole, npk_reg(whole, i)->name)))
+                break;
+        NPK_REPORT(i == npk_reg_count(whole), "split after cycle %llu: %s = 0x%llx, want 0x%llx\n",
+                   (unsigned long long)k, i < npk_reg_count(whole) ? npk_reg(whole, i)->name : "",
+                   (unsigned long long)v, (unsigned long long)w);
+        uint8_t ub_b[256], ub_w[256];
+        NPK_CHECK(npk_mem_read(b, "ub", 0, ub_b, 256) == NPK_OK &&
+                  npk_mem_read(whole, "ub", 0, ub_w, 256) == NPK_OK);
+        NPK_REPORT(memcmp(ub_b, ub_w, 256) == 0, "split after cycle %llu: the UB differs\n",
+                   (unsigned long long)k);
+        npk_destroy(a);
+        npk_destroy(b);
+    }
+    npk_destroy(whole);
+}
+
+/* F.* (tinytpu spec A7.8): the previous word's read fields; the next word issues iff it has
+ * start = 1 and differs. Written by name, they decide whether a read issues. */
+static void check_f(void)
+{
+    npk_machine *m = load("tinytpu", "read bias addr=4 rows=2 cols=1 t\nread bias addr=4 rows=2 "
+                                     "cols=1 t\nnop\nread bias addr=4 rows=2 cols=1 t\n");
+    npk_stop stop;
+    NPK_CHECK(npk_run(m, 1, &stop) == NPK_OK);
+    NPK_CHECK(rd(m, "F.start") == 1 && rd(m, "F.sel") == 2 && rd(m, "F.transpose") == 1 &&
+              rd(m, "F.addr") == 4 && rd(m, "F.rows") == 2 && rd(m, "F.cols") == 1);
+    NPK_CHECK_EQ_U64(rd(m, "bias.t"), 1);
+    /* cycle 2 repeats the word: no issue, the read goes on (t = 2) */
+    NPK_CHECK(npk_run(m, 1, &stop) == NPK_OK);
+    NPK_CHECK_EQ_U64(rd(m, "bias.t"), 2);
+    /* cycle 3 (start 0): F.start = 0, the other fields not looked at (A7.8) */
+    NPK_CHECK(npk_run(m, 1, &stop) == NPK_OK);
+    NPK_CHECK_EQ_U64(rd(m, "F.start"), 0);
+    /* make cycle 4 look like a repeat: with F = its fields it does not issue (bias.t stays
+     * 0 after the finished read cleared the channel) */
+    wr(m, "F.start", 1);
+    wr(m, "F.sel", 2), wr(m, "F.transpose", 1), wr(m, "F.addr", 4), wr(m, "F.rows", 2);
+    wr(m, "F.cols", 1);
+    NPK_CHECK(npk_run(m, 1, &stop) == NPK_OK);
+    NPK_CHECK(rd(m, "bias.R") == 0 && rd(m, "bias.t") == 0);
+    /* the same word after F.transpose = 0 differs: it issues (R = rows = 2, t = 1) */
+    wr(m, "cycle", 3);
+    wr(m, "F.transpose", 0);
+    NPK_CHECK(npk_run(m, 1, &stop) == NPK_OK);
+    NPK_CHECK(rd(m, "bias.R") == 2 && rd(m, "bias.t") == 1);
+    NPK_CHECK(npk_reg_write(m, "F.sel", 512) == NPK_ERR_RANGE);
+    npk_destroy(m);
+}
+
 int main(void)
 {
     check_names(2);
@@ -194,5 +293,7 @@ int main(void)
     check_woken();
     check_left();
     check_refused();
+    check_complete();
+    check_f();
     return npk_test_done();
 }
