@@ -118,4 +118,23 @@ grep -F 'l2:' px_whole.out >pw.dump
 grep -F 'l2:' px_rest.out >pr.dump
 [ -s pw.dump ] && cmp -s pw.dump pr.dump && ok || bad "pccx probabilities differ: $(cat pw.dump) / $(cat pr.dump)"
 expect 125 "this machine's is 'ext=0,mode=strict,host_ddr_bytes=67108864,f_core_mhz=400,f_axi_mhz=250'" -- "$NPK" run -t pccx --load-state px.npks
+# tinytpu: the XOR training step split at cycle 40 (mid-pass: reads, the array and the VPU
+# busy) leaves the same UB, registers and statistics as the whole run; the configuration
+# (lanes, lr, ...) comes from the snapshot
+XOR="$SRC/examples/tinytpu/xor/xor_step.tt"
+"$NPK" run -t tinytpu --lr 0.75 "$XOR" --stats=json --stats-output tt_whole.json --regs \
+  --dump ub:0:128 >tt_whole.out 2>&1
+[ $? = 0 ] && ok || bad "tinytpu whole run: status $?"
+"$NPK" run -t tinytpu --lr 0.75 "$XOR" --max-insns 40 --stats --save-state tt.npks >/dev/null 2>&1
+[ $? = 124 ] && ok || bad "tinytpu first part: status $?"
+"$NPK" run --load-state tt.npks --stats=json --stats-output tt_rest.json --regs --dump ub:0:128 \
+  >tt_rest.out 2>&1
+[ $? = 0 ] && ok || bad "tinytpu resumed run: status $?"
+cmp -s tt_whole.out tt_rest.out && ok || bad "tinytpu split run: registers or UB differ"
+sed 's/"stop":{[^}]*}//' tt_whole.json >ttw.json
+sed 's/"stop":{[^}]*}//' tt_rest.json >ttr.json
+grep -qF '"instructions":92' ttr.json && cmp -s ttw.json ttr.json && ok ||
+  bad "tinytpu statistics differ: $(cat ttw.json) / $(cat ttr.json)"
+expect 125 "tt.npks: a snapshot of tinytpu with configuration 'lanes=2,ub_words=128,lr=0x00C0," -- \
+  "$NPK" run -t tinytpu --lanes 3 --load-state tt.npks
 finish

@@ -1,7 +1,7 @@
-/* Snapshots (docs/snapshot.md) on random programs for toy, rvnpu, opennpu and pccx: run N
- * instructions, save, run to the end; restore (into the same machine, a fresh one, and one
- * that ran another program, whose decode cache is stale) and run to the end: the same
- * registers, memory,
+/* Snapshots (docs/snapshot.md) on random programs for toy, rvnpu, opennpu, pccx and tinytpu (N
+ * cycles there): run N instructions, save, run to the end; restore (into the same machine, a
+ * fresh one, and one that ran another program, whose decode cache is stale) and run to the
+ * end: the same registers, memory,
  * output, stop and statistics. Then the refusals: another target, configuration, npukit
  * version or format version, every truncation, every corrupted byte, bad contents under a
  * valid checksum - each a clear error, with the machine unchanged. */
@@ -308,6 +308,72 @@ static char *pccx_program(void)
     return t.s;
 }
 
+/* tinytpu (lanes tt_lanes): random reads on every channel (sel 7 too), some held for several
+ * words (issued once, tinytpu spec A7.8), host writes, switch bits, pathways, levels, learning
+ * rates and reset cycles. Programs end; an out-of-range access (tinytpu spec C1) ends one
+ * early. */
+static unsigned tt_lanes = 2;
+
+static char *tt_program(void)
+{
+    static const char *const chan[8] = {"input", "weight", "bias", "y", "h", "gbias", "gweight",
+                                        "sel=7"};
+    text t = {NULL, 0, 0};
+    const unsigned N = tt_lanes;
+    add(&t, ".lr 0x%04X\n", rnd(0x200));
+    unsigned n = 60 + rnd(120);
+    char held[96] = ""; /* the previous cycle's read clause */
+    for (unsigned k = 0; k < n; k++) {
+        uint32_t r = rnd(1000);
+        if (r % 97 == 0) {
+            add(&t, ".reset\n");
+            held[0] = '\0';
+            continue;
+        }
+        if (r % 11 == 0)
+            add(&t, ".pathway %u%u%u%u\n", rnd(2), rnd(2), rnd(2), rnd(2));
+        if (r % 13 == 0)
+            add(&t, ".leak 0x%04X\n.inv 0x%04X\n", rnd(0x10000), rnd(0x400));
+        if (r % 29 == 0)
+            add(&t, ".lr 0x%04X\n", rnd(0x200));
+        int any = 0;
+        if (rnd(5) == 0)
+            add(&t, "sw "), any = 1;
+        if (held[0] && rnd(2)) {
+            add(&t, "%s ", held), any = 1;
+        } else if (r % 4 == 1) {
+            snprintf(held, sizeof held, "read %s addr=%u rows=%u cols=%u%s", chan[rnd(8)],
+                     rnd(40), 1 + rnd(4), 1 + rnd(N), rnd(2) ? " t" : "");
+            add(&t, "%s ", held), any = 1;
+        } else {
+            held[0] = '\0';
+        }
+        if (r % 3 == 0 && k < n / 2)
+            for (unsigned i = 0; i < N; i++)
+                if (rnd(3))
+                    add(&t, "host%u=0x%04X ", i, (rnd(0x400) - 0x200) & 0xFFFFu), any = 1;
+        add(&t, "%s\n", any ? "" : "nop");
+    }
+    return t.s;
+}
+
+/* The XOR training step (examples/tinytpu/xor/xor_step.tt, a path given to the test): every
+ * pathway, the GD units in both modes and the N = 2 weight walk, where random programs seldom
+ * leave state in lastH or mid-walk. */
+static const char *xor_path;
+
+static char *tt_xor(void)
+{
+    FILE *f = xor_path ? fopen(xor_path, "rb") : NULL;
+    char *buf = malloc(1 << 16);
+    size_t n = f && buf ? fread(buf, 1, (1 << 16) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
+
 /* ---- machine state as a value ------------------------------------------------------------- */
 
 #define MAX_REGS 512 /* pccx has 402 */
@@ -464,8 +530,10 @@ static void property(const char *spec, char *(*gen)(void), int observed, unsigne
     if (getenv("NPK_SNAP_DEBUG"))
         fprintf(stderr, "%s seed %u: %llu instructions, %s\n", spec, seed,
                 (unsigned long long)st.insns, stop.message);
-    NPK_REPORT(end == NPK_STOP_EXIT || (end == NPK_STOP_FAULT && !strncmp(spec, "opennpu", 7)) ||
-               (end == NPK_STOP_FAULT && !strncmp(spec, "pccx", 4)),
+    NPK_REPORT(end == NPK_STOP_EXIT ||
+                   (end == NPK_STOP_FAULT &&
+                    (!strncmp(spec, "opennpu", 7) || !strncmp(spec, "pccx", 4) ||
+                     !strncmp(spec, "tinytpu", 7))),
                "%s seed %u: the program does not end: %s\n", spec, seed, stop.message);
 
     if (observed) {
@@ -496,6 +564,8 @@ static void property(const char *spec, char *(*gen)(void), int observed, unsigne
     }
     npk_free(snap2);
     npk_destroy(twin);
+    state saved; /* registers, memory and statistics at the save */
+    capture(a, &saved);
     outcome want, got;
     finish(a, &want);
     NPK_REPORT(want.stop.reason == end, "%s seed %u: another end than the probe's: %s\n",
@@ -514,6 +584,11 @@ static void property(const char *spec, char *(*gen)(void), int observed, unsigne
              observed ? " (stats on)" : "");
     NPK_REPORT(npk_snapshot_restore(fresh, snap, n, NULL) == NPK_OK, "%s: %s\n", what,
                npk_error(fresh));
+    state restored; /* at once: every register as it was saved, not only the end */
+    capture(fresh, &restored);
+    same(&saved, &restored, what);
+    release(&saved);
+    release(&restored);
     finish(fresh, &got);
     same_outcome(&want, &got, what);
     drop(&got);
@@ -538,6 +613,67 @@ out:
     npk_destroy(stale);
     free(src);
     free(other);
+}
+
+/* The XOR step saved after every one of its cycles and restored into a fresh machine: at once
+ * the same registers and UB, and at the end the same as the whole run. */
+static void tt_every_cycle(void)
+{
+    char *src = tt_xor();
+    npk_machine *whole = make("tinytpu:lr=0.75");
+    npk_stop stop;
+    if (!src || !whole || !load_src(whole, src)) {
+        NPK_REPORT(0, "tinytpu every cycle: cannot set up\n");
+        free(src);
+        npk_destroy(whole);
+        return;
+    }
+    npk_stats_enable(whole, 1);
+    npk_run(whole, 0, &stop);
+    state end;
+    capture(whole, &end);
+    uint64_t n = 0;
+    npk_reg_read(whole, "cycle", &n);
+    NPK_CHECK(n > 50);
+    for (uint64_t k = 0; k <= n; k++) {
+        npk_machine *a = make("tinytpu:lr=0.75"), *b = make("tinytpu:lr=0.75");
+        if (!a || !b || !load_src(a, src)) {
+            NPK_REPORT(0, "tinytpu every cycle: cannot set up\n");
+            npk_destroy(a);
+            npk_destroy(b);
+            break;
+        }
+        npk_stats_enable(a, 1);
+        npk_stats_enable(b, 1);
+        if (k)
+            npk_run(a, k, &stop);
+        uint8_t *snap = NULL;
+        size_t len = 0;
+        NPK_CHECK(npk_snapshot_save(a, &snap, &len) == NPK_OK);
+        NPK_CHECK(npk_snapshot_restore(b, snap, len, NULL) == NPK_OK);
+        npk_free(snap);
+        char what[96];
+        snprintf(what, sizeof what, "tinytpu XOR step saved after cycle %llu",
+                 (unsigned long long)k);
+        state sa, sb;
+        capture(a, &sa);
+        capture(b, &sb);
+        same(&sa, &sb, what);
+        release(&sa);
+        release(&sb);
+        npk_run(b, 0, &stop);
+        NPK_REPORT(stop.reason == NPK_STOP_EXIT, "%s: %s\n", what, stop.message);
+        capture(b, &sb);
+        snprintf(what, sizeof what, "tinytpu XOR step resumed after cycle %llu",
+                 (unsigned long long)k);
+        same(&end, &sb, what);
+        release(&sb);
+        npk_destroy(a);
+        npk_destroy(b);
+    }
+    release(&end);
+    npk_destroy(whole);
+    free(src);
 }
 
 /* ---- refusals ----------------------------------------------------------------------------- */
@@ -933,17 +1069,66 @@ out:
     npk_destroy(fifo4);
 }
 
-static void unsupported(void)
+/* tinytpu: another lane count is another configuration; contents a tinytpu cannot hold,
+ * under a valid checksum, in the first section (PROG), in REGS and in the last target section
+ * (PES, after everything else checked out): each refused, the machine unchanged. */
+static void refusals_tinytpu(void)
 {
-    npk_machine *m = make("tinytpu");
-    if (!m)
-        return;
-    uint8_t *p = NULL;
+    rng_state = 77;
+    tt_lanes = 2;
+    char *src = tt_program(), *other = tt_program();
+    npk_machine *a = make("tinytpu:ub_words=1024"), *victim = make("tinytpu:ub_words=1024"),
+                *wide = make("tinytpu:lanes=3,ub_words=1024");
+    npk_stop stop;
+    uint8_t *snap = NULL, *bad = NULL;
     size_t n = 0;
-    NPK_CHECK(npk_snapshot_save(m, &p, &n) == NPK_ERR_UNSUPPORTED && !p && !n);
-    NPK_CHECK_CONTAINS(npk_error(m), "tinytpu: snapshots are not supported");
-    NPK_CHECK(npk_snapshot_restore(m, "NPKSNAP", 8, NULL) == NPK_ERR_UNSUPPORTED);
-    npk_destroy(m);
+    if (!a || !victim || !wide || !load_src(a, src) || !load_src(victim, other)) {
+        NPK_REPORT(0, "tinytpu refusals: cannot set up\n");
+        goto out;
+    }
+    npk_run(a, 30, &stop);
+    npk_run(victim, 0, &stop);
+    NPK_CHECK(npk_snapshot_save(a, &snap, &n) == NPK_OK);
+    if (!snap || !(bad = malloc(n)))
+        goto out;
+    refused(wide, snap, n, NPK_ERR_ARG, "a snapshot of tinytpu with configuration 'lanes=2,",
+            "tinytpu: other lanes");
+    size_t prog = find_tag(snap, n, "PROG"), regs = find_tag(snap, n, "REGS"),
+           pes = find_tag(snap, n, "PES ");
+    NPK_CHECK(prog && regs && pes && prog < regs && regs < pes);
+    /* PROG payload: u64 cycles, then cycle 1: rst sw start T pathway */
+    memcpy(bad, snap, n);
+    bad[prog + 12 + 8 + 4] = 16;
+    recrc(bad, n);
+    refused(victim, bad, n, NPK_ERR_FORMAT, "section 'PROG': cycle 1: pathway is out of range",
+            "tinytpu: pathway 16");
+    /* REGS payload: u64 cycle */
+    memcpy(bad, snap, n);
+    bad[regs + 12 + 7] = 0x7F;
+    recrc(bad, n);
+    refused(victim, bad, n, NPK_ERR_FORMAT, "is past the end of the", "tinytpu: cycle");
+    /* PES payload: PE(0,0) shadow active xout psum wout (u16), then vout */
+    memcpy(bad, snap, n);
+    bad[pes + 12 + 10] = 2;
+    recrc(bad, n);
+    refused(victim, bad, n, NPK_ERR_FORMAT,
+            "section 'PES ': a PE's vout holds a value it cannot have", "tinytpu: vout 2");
+    /* the good one goes in: the victim now runs on as a would */
+    NPK_CHECK(npk_snapshot_restore(victim, snap, n, NULL) == NPK_OK);
+    outcome want, got;
+    finish(a, &want);
+    finish(victim, &got);
+    same_outcome(&want, &got, "tinytpu: restored over another program");
+    drop(&want);
+    drop(&got);
+out:
+    free(bad);
+    npk_free(snap);
+    npk_destroy(a);
+    npk_destroy(victim);
+    npk_destroy(wide);
+    free(src);
+    free(other);
 }
 
 /* CRC-32 check value of "123456789" (the standard IEEE test vector). */
@@ -954,8 +1139,10 @@ static void crc(void)
                                (const uint8_t *)"56789", 5), 0xcbf43926u);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    xor_path = argc > 1 ? argv[1] : NULL;
+    NPK_CHECK(xor_path != NULL); /* usage: test_snapshot XOR_STEP */
     crc();
     for (unsigned seed = 1; seed <= 24; seed++) {
         rng_state = 0x9E3779B97F4A7C15ull * seed;
@@ -979,9 +1166,22 @@ int main(void)
                  pccx_program, seed & 1, seed);
     }
     pccx_hw = 0;
+    /* tinytpu at N = 2 (the RTL's walk), 3 (the per-lane weight rule of tinytpu spec C2.3) and 4 */
+    for (unsigned seed = 1; seed <= 18; seed++) {
+        rng_state = 0x9E3779B97F4A7C15ull * (seed + 1000);
+        tt_lanes = 2 + seed % 3;
+        char spec[64];
+        snprintf(spec, sizeof spec, "tinytpu:lanes=%u,ub_words=1024", tt_lanes);
+        property(spec, tt_program, seed & 1, seed);
+    }
+    for (unsigned seed = 1; seed <= 24 && xor_path; seed++) {
+        rng_state = 0x2545F4914F6CDD1Dull * (seed + 2000);
+        property("tinytpu:lr=0.75", tt_xor, seed & 1, seed);
+    }
+    tt_every_cycle();
     refusals_toy();
     refusals_rvnpu();
     refusals_pccx();
-    unsupported();
+    refusals_tinytpu();
     return npk_test_done();
 }

@@ -551,5 +551,7 @@ const npk_target npk_target_tinytpu = {
     .n_extras = TT_N_EXTRAS,
     .tracks = tt_track_names,
     .n_tracks = TT_N_TRACKS,
+    .snap_save = tt_snap_save,
+    .snap_restore = tt_snap_restore,
     .commit_records = 1,
 };

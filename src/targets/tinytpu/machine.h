@@ -144,6 +144,12 @@ tt_state *tt_state_of(npk_machine *m);
 /* Bytes of the word a commit record carries for a cycle: the full-port word (B5) for N lanes. */
 unsigned tt_word_bytes(unsigned N);
 
+/* Snapshots (snapshot.c, docs/snapshot.md). */
+struct npk_snap_writer;
+struct npk_snap_reader;
+npk_status tt_snap_save(npk_machine *m, void *state, struct npk_snap_writer *w);
+npk_status tt_snap_restore(npk_machine *m, void *state, struct npk_snap_reader *r);
+
 /* Run up to max cycles (0 = to the end); observed = traces/statistics on. */
 npk_status tt_run(npk_machine *m, void *state, uint64_t max, npk_stop *stop);
 void tt_reset_state(tt_state *s);      /* A11 (the UB included) */
