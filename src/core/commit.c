@@ -22,25 +22,31 @@ void npk_commit_begin(npk_commit_sink *c, uint64_t pc, const uint8_t *word, unsi
     c->n_bytes = 0;
 }
 
+/* Double the effect arrays (32 to start with); 0, or -1 with `lost` set. */
+static int grow_eff(npk_commit_sink *c)
+{
+    size_t cap = c->cap_eff ? 2 * c->cap_eff : 32;
+    npk_effect *e = realloc(c->eff, cap * sizeof *e);
+    if (!e) {
+        c->lost = 1;
+        return -1;
+    }
+    c->eff = e;
+    size_t *b = realloc(c->boff, cap * sizeof *b);
+    if (!b) {
+        c->lost = 1;
+        return -1;
+    }
+    c->boff = b;
+    c->cap_eff = cap;
+    return 0;
+}
+
 /* A new effect slot, or NULL (the record then lacks it: `lost` says so at the log's end). */
 static npk_effect *add(npk_commit_sink *c)
 {
-    if (c->n_eff == c->cap_eff) {
-        size_t cap = c->cap_eff ? 2 * c->cap_eff : 32;
-        npk_effect *e = realloc(c->eff, cap * sizeof *e);
-        if (!e) {
-            c->lost = 1;
-            return NULL;
-        }
-        c->eff = e;
-        size_t *b = realloc(c->boff, cap * sizeof *b);
-        if (!b) {
-            c->lost = 1;
-            return NULL;
-        }
-        c->boff = b;
-        c->cap_eff = cap;
-    }
+    if (c->n_eff == c->cap_eff && grow_eff(c) != 0)
+        return NULL;
     npk_effect *e = &c->eff[c->n_eff];
     memset(e, 0, sizeof *e);
     return e;
@@ -151,16 +157,16 @@ void npk_commit_end(npk_machine *m, npk_commit_sink *c, int retired, uint64_t cy
             for (size_t k = e->size; k-- > 0;)
                 e->value = e->value << 8 | e->bytes[k];
     }
-    c->rec.seq = ++c->seq;
-    c->rec.cycle = cycle;
-    c->rec.word = c->word;
-    c->rec.retired = retired;
-    c->rec.n_effects = c->n_eff;
-    c->rec.effects = c->eff;
-    if (c->log)
-        npk_commit_print(m, &c->rec, c->fmt, c->log);
-    if (c->fn)
-        c->fn(m, &c->rec, c->ctx);
+    npk_commit_deliver(m, c, retired, cycle, c->n_eff);
+}
+
+int npk_commit_reserve(npk_commit_sink *c, size_t n_eff, size_t n_bytes)
+{
+    while (c->cap_eff < n_eff)
+        if (grow_eff(c) != 0)
+            return -1;
+    c->n_eff = c->n_bytes = 0; /* between records: nothing to keep */
+    return reserve_bytes(c, n_bytes) ? 0 : -1;
 }
 
 void npk_commit_sink_free(npk_commit_sink *c)

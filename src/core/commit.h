@@ -45,4 +45,28 @@ void npk_commit_trap(npk_commit_sink *c, const char *cause_name, uint64_t cause,
 /* Finish the record and hand it to every sink. */
 void npk_commit_end(npk_machine *m, npk_commit_sink *c, int retired, uint64_t cycle);
 
+/* For a recording loop that fills the record in place (rvnpu's, docs/commit-log.md "Cost"):
+ * room for n_eff effects and n_bytes bytes of memory effects, so that c->eff[0 .. n_eff) and
+ * c->bytes[0 .. n_bytes) may be written directly (0; -1 when out of memory). */
+int npk_commit_reserve(npk_commit_sink *c, size_t n_eff, size_t n_bytes);
+
+/* Hand the record to every sink: c->rec.pc, word and word_bytes set, c->eff[0 .. n_eff) the
+ * effects in their final order, a MEM effect's bytes and value filled in. The end of
+ * npk_commit_end, and all of it for a recording loop. */
+static inline void npk_commit_deliver(npk_machine *m, npk_commit_sink *c, int retired,
+                                      uint64_t cycle, size_t n_eff)
+{
+    c->n_eff = n_eff;
+    c->rec.seq = ++c->seq;
+    c->rec.cycle = cycle;
+    c->rec.word = c->word;
+    c->rec.retired = retired;
+    c->rec.n_effects = n_eff;
+    c->rec.effects = c->eff;
+    if (c->log)
+        npk_commit_print(m, &c->rec, c->fmt, c->log);
+    if (c->fn)
+        c->fn(m, &c->rec, c->ctx);
+}
+
 #endif

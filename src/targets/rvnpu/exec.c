@@ -857,6 +857,18 @@ static void commit_after(npk_machine *m, rvnpu_state *s, npk_commit_sink *c, com
     npk_commit_end(m, c, retired, cycle);
 }
 
+/* The statistics counter of an instruction's class (NPU classes count elements as well). */
+static rvnpu_extra class_extra(rvnpu_class cls)
+{
+    switch (cls) {
+    case RVNPU_CLASS_M: return RVNPU_X_M;
+    case RVNPU_CLASS_F: return RVNPU_X_F;
+    case RVNPU_CLASS_NPU: return RVNPU_X_NPU;
+    case RVNPU_CLASS_FNPU: return RVNPU_X_FNPU;
+    default: return RVNPU_X_RV32I;
+    }
+}
+
 static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *done,
                         npk_stop *stop)
 {
@@ -894,13 +906,10 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
         uint64_t stalls = 0;
         rvnpu_timing(s, d, taken, el, &ev.start, &ev.end, &stalls);
         o->extra[RVNPU_X_STALLS] += stalls;
-        switch (rvnpu_insns[op].cls) {
-        case RVNPU_CLASS_M: o->extra[RVNPU_X_M]++; break;
-        case RVNPU_CLASS_F: o->extra[RVNPU_X_F]++; break;
-        case RVNPU_CLASS_NPU: o->extra[RVNPU_X_NPU]++; o->extra[RVNPU_X_NPU_ELEMS] += el; break;
-        case RVNPU_CLASS_FNPU: o->extra[RVNPU_X_FNPU]++; o->extra[RVNPU_X_NPU_ELEMS] += el; break;
-        default: o->extra[RVNPU_X_RV32I]++; break;
-        }
+        rvnpu_class cls = rvnpu_insns[op].cls;
+        o->extra[class_extra(cls)]++;
+        if (cls == RVNPU_CLASS_NPU || cls == RVNPU_CLASS_FNPU)
+            o->extra[RVNPU_X_NPU_ELEMS] += el;
         if (ev.unit == RVNPU_U_LSU) {
             if (s->is_store[op])
                 o->extra[RVNPU_X_STORES]++;
@@ -917,6 +926,224 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
     *done = n;
     return stop->reason != NPK_STOP_NONE;
 }
+
+#if defined(__GNUC__)
+/* The recording loop (docs/commit-log.md, "Cost"): the threaded loop once more, for a run
+ * whose only per-instruction observer is the commit record (npk_obs_records_only). Each
+ * handler of exec_ops.h notes its effects as it makes them - WX/WF the destination register,
+ * FP_FLAGS whether fflags changed, STORE the address, width and value - and one shared tail
+ * runs the timing model (a record carries the issue cycle), keeps the statistics and timing
+ * state exactly as run_observed() does, fills the record in place and calls the sinks
+ * directly. Whatever the fast loop hands to its slow path (CSRs, NPU instructions, traps,
+ * syscalls, devices, stores to code or tohost pages, reserved rounding modes) goes to
+ * run_observed() for one instruction, with its snapshot-and-compare record. The machine is
+ * up to date at every callback (pc, x[], minstret), and the next instruction is found from
+ * s->pc afterwards, so no operand-forwarding variants. tests/targets/rvnpu/test_record.c
+ * checks the records against the observed loop's, byte for byte. */
+static int run_record(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *done,
+                      npk_stop *stop)
+{
+    npk_obs *const o = npk_observers(m);
+    npk_commit_sink *const c = o->commit;
+    if ((max && max < 256) || npk_commit_reserve(c, 2, 4) != 0)
+        return run_observed(m, s, max, done, stop);
+    const void *jmp[H_COUNT];
+    for (unsigned i = 0; i < H_COUNT; i++)
+        jmp[i] = &&slow;
+    jmp[0] = &&undecoded;
+#define RVOP(name, ...)                                                                       \
+    jmp[1 + RVNPU_OP_##name] = jmp[1 + RVNPU_OP_##name + H_VAR] =                             \
+        jmp[1 + RVNPU_OP_##name + 2 * H_VAR] = &&rec_##name;
+#include "targets/rvnpu/exec_ops.h"
+#undef RVOP
+    uint8_t cls_extra[RVNPU_N_OPS];
+    for (unsigned i = 0; i < RVNPU_N_OPS; i++)
+        cls_extra[i] = (uint8_t)class_extra(rvnpu_insns[i].cls);
+
+    rvnpu_decoded *const dc = s->dcache;
+    uint8_t *const ram = s->ram;
+    const uint8_t *const cp = s->code_pages;
+    const uint32_t ram_size = s->ram_size, nwords = ram_size / 4, ram_lim = ram_size - 4;
+    const uint64_t lim = max ? max : UINT64_MAX;
+    uint64_t left = lim; /* retired in this call: lim - left */
+    uint64_t *const extra = o->extra, *const count = o->count, *const busy = o->busy;
+    uint32_t *const x = s->x;
+    const rvnpu_decoded *d, *nd;
+    /* what the handler did: the register it wrote (x: 0 .. 32, where 32 is x0's scratch;
+     * f: 64 + n; RVNPU_NOREG: none), whether fflags changed, the store (size 0: none), and
+     * whether it jumped */
+    unsigned wr = RVNPU_NOREG, fl = 0, sn = 0;
+    uint32_t sa = 0, sv = 0;
+    int taken = 0, stopped = 0;
+
+#undef A
+#undef B
+#undef WX
+#undef WF
+#undef FP_FLAGS
+#define A x[d->rs1]
+#define B x[d->rs2]
+#define WX(v) (x[d->rd] = (v), wr = d->rd)
+#define WF(v) (s->f[d->rd] = (v), wr = 64u + d->rd)
+#define FP_FLAGS(e)                                                                           \
+    do {                                                                                      \
+        uint32_t f_ = s->fflags | ((e).flags & 0x1F);                                         \
+        fl = f_ != s->fflags;                                                                 \
+        s->fflags = f_;                                                                       \
+    } while (0)
+#define PC (RVNPU_RAM_BASE + 4 * (uint32_t)(d - dc))
+#define JCHECK(t)                                                                             \
+    if (((t)&3) | ((t)-RVNPU_RAM_BASE >= ram_size))                                           \
+    goto slow
+#define JUMP(t)                                                                               \
+    do {                                                                                      \
+        nd = dc + (((t)-RVNPU_RAM_BASE) >> 2);                                                \
+        taken = 1;                                                                            \
+        goto commit;                                                                          \
+    } while (0)
+#define JREL_CHECK(o) ((void)0)
+#define JUMP_REL(o)                                                                           \
+    do {                                                                                      \
+        nd = (const rvnpu_decoded *)((const char *)d +                                        \
+                                     (ptrdiff_t)(o) * (ptrdiff_t)(sizeof *d / 4));            \
+        taken = 1;                                                                            \
+        goto commit;                                                                          \
+    } while (0)
+#define FP_RM(rm)                                                                             \
+    if (((rm) = fp_rm(s, d)) < 0)                                                             \
+    goto slow
+#define LOAD(v, n, ext)                                                                       \
+    do {                                                                                      \
+        uint32_t off_ = A + (uint32_t)IMM - RVNPU_RAM_BASE;                                   \
+        if (off_ > ram_lim)                                                                   \
+            goto slow;                                                                        \
+        (v) = EXTEND(ram_get(ram + off_, (n)), (n), (ext));                                   \
+    } while (0)
+#define STORE(n, v)                                                                           \
+    do {                                                                                      \
+        uint32_t off_ = A + (uint32_t)IMM - RVNPU_RAM_BASE;                                   \
+        if (off_ > ram_lim || (cp[off_ / RVNPU_PAGE] | cp[(off_ + (n)-1) / RVNPU_PAGE]))      \
+            goto slow;                                                                        \
+        sv = (v);                                                                             \
+        ram_put(ram + off_, sv, (n));                                                         \
+        sa = off_ + RVNPU_RAM_BASE;                                                           \
+        sn = (n);                                                                             \
+    } while (0)
+
+    {
+        uint32_t off = s->pc - RVNPU_RAM_BASE;
+        if (off >= ram_size || (off & 3))
+            goto slow_pc;
+        d = dc + (off >> 2);
+        goto *jmp[d->h];
+    }
+
+#define RVOP(name, ...)                                                                       \
+    rec_##name : {__VA_ARGS__} nd = d + 1;                                                    \
+    goto commit;
+#include "targets/rvnpu/exec_ops.h"
+#undef RVOP
+
+commit: {
+    /* what run_observed() does for a retired instruction, in its order */
+    rvnpu_op op = (rvnpu_op)d->op;
+    unsigned unit = s->unit_of[op];
+    uint64_t start, end, stalls;
+    rvnpu_timing(s, d, taken, 0, &start, &end, &stalls);
+    extra[RVNPU_X_STALLS] += stalls;
+    extra[cls_extra[op]]++;
+    if (unit == RVNPU_U_LSU)
+        extra[s->is_store[op] ? RVNPU_X_STORES : RVNPU_X_LOADS]++;
+    s->retired++;
+    uint32_t pc = PC;
+    s->pc = RVNPU_RAM_BASE + 4 * (uint32_t)(nd - dc);
+    /* the record commit_after() would make: the register, fflags, the store */
+    npk_effect *e = c->eff;
+    size_t n = 0;
+    c->rec.pc = pc;
+    c->rec.word_bytes = 4;
+    memcpy(c->word, ram + (pc - RVNPU_RAM_BASE), 4);
+    if (wr < 32)
+        e[n++] = (npk_effect){NPK_EFFECT_REG, xreg_names[wr], 32, 0, 0, x[wr], NULL};
+    else if (wr >= 64 && wr < 96)
+        e[n++] = (npk_effect){NPK_EFFECT_REG, freg_names[wr - 64], 32, 0, 0, s->f[wr - 64], NULL};
+    if (fl)
+        e[n++] = (npk_effect){NPK_EFFECT_REG, commit_csrs[0].name, 32, 0, 0, s->fflags, NULL};
+    if (sn) {
+        for (unsigned i = 0; i < sn; i++)
+            c->bytes[i] = (uint8_t)(sv >> (8 * i));
+        c->boff[n] = 0;
+        e[n++] = (npk_effect){NPK_EFFECT_MEM, "bus", 0, sa, sn,
+                              sn == 4 ? sv : sv & ((1u << (8 * sn)) - 1), c->bytes};
+    }
+    c->n_bytes = sn;
+    npk_commit_deliver(m, c, 1, start, n);
+    /* npk_obs_retire() without trace and timeline */
+    o->insns++;
+    if (end > o->cycles)
+        o->cycles = end;
+    count[op]++;
+    busy[unit] += end - start;
+    wr = RVNPU_NOREG, fl = sn = 0, taken = 0;
+    if (--left == 0)
+        goto out;
+    /* from s->pc: the callback may have written it */
+    uint32_t off = s->pc - RVNPU_RAM_BASE;
+    if (off >= ram_size || (off & 3))
+        goto slow_pc;
+    d = dc + (off >> 2);
+    goto *jmp[d->h];
+}
+
+undecoded:
+    if ((uint32_t)(d - dc) >= nwords) { /* ran off the end of RAM */
+        s->pc = PC;
+        goto slow_pc;
+    }
+    decode_into(s, (rvnpu_decoded *)d, (uint32_t)(d - dc));
+    goto *jmp[d->h];
+
+slow:
+    s->pc = PC;
+slow_pc : {
+    uint64_t k = 0;
+    wr = RVNPU_NOREG, fl = sn = 0, taken = 0;
+    stopped = run_observed(m, s, 1, &k, stop);
+    left -= k;
+    if (stopped || left == 0)
+        goto out;
+    uint32_t off = s->pc - RVNPU_RAM_BASE;
+    if (off >= ram_size || (off & 3))
+        goto slow_pc; /* the fetch traps */
+    d = dc + (off >> 2);
+    goto *jmp[d->h];
+}
+
+out:
+    *done = lim - left;
+    return stopped;
+#undef PC
+#undef JCHECK
+#undef JUMP
+#undef JREL_CHECK
+#undef JUMP_REL
+#undef FP_RM
+#undef LOAD
+#undef STORE
+#undef A
+#undef B
+#undef WX
+#undef WF
+#undef FP_FLAGS
+}
+#else
+/* Without labels as values: the observed loop makes the records. */
+static int run_record(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *done,
+                      npk_stop *stop)
+{
+    return run_observed(m, s, max, done, stop);
+}
+#endif
 
 /* Before the first instruction of a program: find the tohost word (§11.8). */
 static void watch_tohost(npk_machine *m, rvnpu_state *s)
@@ -970,8 +1197,10 @@ npk_status rvnpu_run(npk_machine *m, void *state, uint64_t max_insns, npk_stop *
     if (!s->tohost_checked)
         watch_tohost(m, s);
     uint64_t done = 0;
-    int stopped = npk_obs_active(npk_observers(m)) ? run_observed(m, s, max_insns, &done, stop)
-                                                   : run_fast(m, s, max_insns, &done, stop);
+    npk_obs *o = npk_observers(m);
+    int stopped = !npk_obs_active(o)      ? run_fast(m, s, max_insns, &done, stop)
+                  : npk_obs_records_only(o) ? run_record(m, s, max_insns, &done, stop)
+                                            : run_observed(m, s, max_insns, &done, stop);
     if (!stopped && stop->reason == NPK_STOP_NONE && max_insns && done >= max_insns) {
         char where[256];
         describe(s, s->pc, where, sizeof where);
