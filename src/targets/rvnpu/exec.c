@@ -6,6 +6,7 @@
 #include "num/num.h"
 #include "targets/rvnpu/asm.h"
 #include "targets/rvnpu/rvnpu.h"
+#include "targets/rvnpu/timing.h"
 
 /* ---- memory system -------------------------------------------------------------------------- */
 
@@ -940,6 +941,11 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
  * up to date at every callback (pc, x[], minstret), and the next instruction is found from
  * s->pc afterwards, so no operand-forwarding variants. tests/targets/rvnpu/test_record.c
  * checks the records against the observed loop's, byte for byte. */
+#if !defined(__clang__)
+/* the branches of the shared tail join at labels: -falign-labels=64 (CMakeLists.txt, for
+ * the fast loop's handlers) would pad them with executed no-ops */
+__attribute__((optimize("align-labels=1")))
+#endif
 static int run_record(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *done,
                       npk_stop *stop)
 {
@@ -956,9 +962,22 @@ static int run_record(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *do
         jmp[1 + RVNPU_OP_##name + 2 * H_VAR] = &&rec_##name;
 #include "targets/rvnpu/exec_ops.h"
 #undef RVOP
-    uint8_t cls_extra[RVNPU_N_OPS];
-    for (unsigned i = 0; i < RVNPU_N_OPS; i++)
-        cls_extra[i] = (uint8_t)class_extra(rvnpu_insns[i].cls);
+    /* per op, once: its latency and unit for the timing model, its statistics counters
+     * (mem: loads or stores, RVNPU_N_EXTRAS for neither) */
+    struct {
+        uint64_t lat;
+        uint8_t unit, blocks, cls, mem;
+    } info[RVNPU_N_OPS];
+    for (unsigned i = 0; i < RVNPU_N_OPS; i++) {
+        rvnpu_unit u = (rvnpu_unit)s->unit_of[i];
+        info[i].lat = rvnpu_timing_lat(s, u, 0);
+        info[i].unit = (uint8_t)u;
+        info[i].blocks = (uint8_t)rvnpu_timing_blocks(u);
+        info[i].cls = (uint8_t)class_extra(rvnpu_insns[i].cls);
+        info[i].mem = u != RVNPU_U_LSU ? RVNPU_N_EXTRAS
+                      : s->is_store[i] ? RVNPU_X_STORES
+                                       : RVNPU_X_LOADS;
+    }
 
     rvnpu_decoded *const dc = s->dcache;
     uint8_t *const ram = s->ram;
@@ -969,12 +988,17 @@ static int run_record(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *do
     uint64_t *const extra = o->extra, *const count = o->count, *const busy = o->busy;
     uint32_t *const x = s->x;
     const rvnpu_decoded *d, *nd;
-    /* what the handler did: the register it wrote (x: 0 .. 32, where 32 is x0's scratch;
-     * f: 64 + n; RVNPU_NOREG: none), whether fflags changed, the store (size 0: none), and
+    /* what the handler did: the register it wrote (its name, NULL for none and for x0's
+     * scratch register) and the value, whether fflags changed, the store (size 0: none), and
      * whether it jumped */
-    unsigned wr = RVNPU_NOREG, fl = 0, sn = 0;
-    uint32_t sa = 0, sv = 0;
+    const char *xn[33] = {NULL}, *wn = NULL;
+    memcpy(xn + 1, xreg_names + 1, 31 * sizeof *xn);
+    unsigned fl = 0, sn = 0;
+    uint32_t wv = 0, sa = 0, sv = 0;
     int taken = 0, stopped = 0;
+    /* what slot 0 of c->eff holds (the slow path changes it): a register or a memory effect
+     * of the recording loop's, so that the next one writes only what differs, or neither */
+    enum { E0_NONE, E0_REG, E0_MEM } e0 = E0_NONE;
 
 #undef A
 #undef B
@@ -983,8 +1007,8 @@ static int run_record(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *do
 #undef FP_FLAGS
 #define A x[d->rs1]
 #define B x[d->rs2]
-#define WX(v) (x[d->rd] = (v), wr = d->rd)
-#define WF(v) (s->f[d->rd] = (v), wr = 64u + d->rd)
+#define WX(v) (x[d->rd] = wv = (v), wn = xn[d->rd])
+#define WF(v) (s->f[d->rd] = wv = (v), wn = freg_names[d->rd])
 #define FP_FLAGS(e)                                                                           \
     do {                                                                                      \
         uint32_t f_ = s->fflags | ((e).flags & 0x1F);                                         \
@@ -1030,13 +1054,9 @@ static int run_record(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *do
         sn = (n);                                                                             \
     } while (0)
 
-    {
-        uint32_t off = s->pc - RVNPU_RAM_BASE;
-        if (off >= ram_size || (off & 3))
-            goto slow_pc;
-        d = dc + (off >> 2);
-        goto *jmp[d->h];
-    }
+    c->rec.word = c->word, c->rec.word_bytes = 4, c->rec.retired = 1;
+    c->rec.effects = c->eff;
+    goto moved;
 
 #define RVOP(name, ...)                                                                       \
     rec_##name : {__VA_ARGS__} nd = d + 1;                                                    \
@@ -1047,51 +1067,61 @@ static int run_record(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *do
 commit: {
     /* what run_observed() does for a retired instruction, in its order */
     rvnpu_op op = (rvnpu_op)d->op;
-    unsigned unit = s->unit_of[op];
-    uint64_t start, end, stalls;
-    rvnpu_timing(s, d, taken, 0, &start, &end, &stalls);
+    uint64_t stalls, start = rvnpu_timing_issue(s, d, taken, info[op].lat, info[op].blocks,
+                                                &stalls),
+                     end = start + info[op].lat;
     extra[RVNPU_X_STALLS] += stalls;
-    extra[cls_extra[op]]++;
-    if (unit == RVNPU_U_LSU)
-        extra[s->is_store[op] ? RVNPU_X_STORES : RVNPU_X_LOADS]++;
+    extra[info[op].cls]++;
+    if (info[op].mem < RVNPU_N_EXTRAS)
+        extra[info[op].mem]++;
     s->retired++;
-    uint32_t pc = PC;
-    s->pc = RVNPU_RAM_BASE + 4 * (uint32_t)(nd - dc);
-    /* the record commit_after() would make: the register, fflags, the store */
+    uint32_t pc = PC, npc = RVNPU_RAM_BASE + 4 * (uint32_t)(nd - dc);
+    s->pc = npc;
+    /* the record commit_after() would make: the register, fflags, the store (the fields
+     * every such record shares are set on entry and after the slow path) */
     npk_effect *e = c->eff;
     size_t n = 0;
     c->rec.pc = pc;
-    c->rec.word_bytes = 4;
     memcpy(c->word, ram + (pc - RVNPU_RAM_BASE), 4);
-    if (wr < 32)
-        e[n++] = (npk_effect){NPK_EFFECT_REG, xreg_names[wr], 32, 0, 0, x[wr], NULL};
-    else if (wr >= 64 && wr < 96)
-        e[n++] = (npk_effect){NPK_EFFECT_REG, freg_names[wr - 64], 32, 0, 0, s->f[wr - 64], NULL};
-    if (fl)
-        e[n++] = (npk_effect){NPK_EFFECT_REG, commit_csrs[0].name, 32, 0, 0, s->fflags, NULL};
-    if (sn) {
-        for (unsigned i = 0; i < sn; i++)
-            c->bytes[i] = (uint8_t)(sv >> (8 * i));
-        c->boff[n] = 0;
-        e[n++] = (npk_effect){NPK_EFFECT_MEM, "bus", 0, sa, sn,
-                              sn == 4 ? sv : sv & ((1u << (8 * sn)) - 1), c->bytes};
+    if (wn) {
+        if (e0 != E0_REG)
+            e[0] = (npk_effect){NPK_EFFECT_REG, NULL, 32, 0, 0, 0, NULL}, e0 = E0_REG;
+        e[0].name = wn;
+        e[0].value = wv;
+        n = 1;
+    } else if (sn) {
+        ram_put(c->bytes, sv, 4); /* the first sn bytes are the store's */
+        if (e0 != E0_MEM)
+            e[0] = (npk_effect){NPK_EFFECT_MEM, "bus", 0, 0, 0, 0, c->bytes}, e0 = E0_MEM;
+        e[0].addr = sa;
+        e[0].size = sn;
+        e[0].value = sn == 4 ? sv : sv & ((1u << (8 * sn)) - 1);
+        n = 1;
     }
-    c->n_bytes = sn;
-    npk_commit_deliver(m, c, 1, start, n);
+    if (fl) {
+        e[n] = (npk_effect){NPK_EFFECT_REG, commit_csrs[0].name, 32, 0, 0, s->fflags, NULL};
+        e0 = n ? e0 : E0_NONE;
+        n++;
+    }
+    c->rec.seq = ++c->seq;
+    c->rec.cycle = start;
+    c->rec.n_effects = n;
+    if (c->log)
+        npk_commit_print(m, &c->rec, c->fmt, c->log);
+    if (c->fn)
+        c->fn(m, &c->rec, c->ctx);
     /* npk_obs_retire() without trace and timeline */
     o->insns++;
     if (end > o->cycles)
         o->cycles = end;
     count[op]++;
-    busy[unit] += end - start;
-    wr = RVNPU_NOREG, fl = sn = 0, taken = 0;
+    busy[info[op].unit] += info[op].lat;
+    wn = NULL, fl = sn = 0, taken = 0;
     if (--left == 0)
         goto out;
-    /* from s->pc: the callback may have written it */
-    uint32_t off = s->pc - RVNPU_RAM_BASE;
-    if (off >= ram_size || (off & 3))
-        goto slow_pc;
-    d = dc + (off >> 2);
+    if (__builtin_expect(s->pc != npc, 0)) /* the callback wrote pc */
+        goto moved;
+    d = nd;
     goto *jmp[d->h];
 }
 
@@ -1107,11 +1137,16 @@ slow:
     s->pc = PC;
 slow_pc : {
     uint64_t k = 0;
-    wr = RVNPU_NOREG, fl = sn = 0, taken = 0;
+    wn = NULL, fl = sn = 0, taken = 0;
+    e0 = E0_NONE;
     stopped = run_observed(m, s, 1, &k, stop);
     left -= k;
     if (stopped || left == 0)
         goto out;
+    c->rec.word = c->word, c->rec.word_bytes = 4, c->rec.retired = 1;
+    c->rec.effects = c->eff; /* it may have grown */
+}
+moved : {
     uint32_t off = s->pc - RVNPU_RAM_BASE;
     if (off >= ram_size || (off & 3))
         goto slow_pc; /* the fetch traps */

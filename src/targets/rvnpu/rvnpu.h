@@ -178,7 +178,8 @@ void rvnpu_files_close(rvnpu_state *s);
 int rvnpu_sandbox_open(rvnpu_state *s, const char *dir);
 void rvnpu_sandbox_close(rvnpu_state *s);
 
-/* Timing (timing.c): issue/completion cycles of one retired instruction. */
+/* Timing (timing.c; the model is timing.h): issue/completion cycles of one retired
+ * instruction. */
 void rvnpu_timing(rvnpu_state *s, const rvnpu_decoded *d, int taken, uint32_t elements,
                   uint64_t *start, uint64_t *end, uint64_t *stalls);
 
