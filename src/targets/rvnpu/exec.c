@@ -933,8 +933,9 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
  * whose only per-instruction observer is the commit record (npk_obs_records_only). Each
  * handler of exec_ops.h notes its effects as it makes them - WX/WF the destination register,
  * FP_FLAGS whether fflags changed, STORE the address, width and value - and one shared tail
- * runs the timing model (a record carries the issue cycle), keeps the statistics and timing
- * state exactly as run_observed() does, fills the record in place and calls the sinks
+ * runs the timing model (a record carries the issue cycle), keeps the timing state as
+ * run_observed() does and the statistics too when they are on (npk_stats_enable; off, they
+ * stay as they were, as on the fast path), fills the record in place and calls the sinks
  * directly. Whatever the fast loop hands to its slow path (CSRs, NPU instructions, traps,
  * syscalls, devices, stores to code or tohost pages, reserved rounding modes) goes to
  * run_observed() for one instruction, with its snapshot-and-compare record. The machine is
@@ -994,7 +995,7 @@ static int run_record(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *do
     const char *xn[33] = {NULL}, *wn = NULL;
     memcpy(xn + 1, xreg_names + 1, 31 * sizeof *xn);
     unsigned fl = 0, sn = 0;
-    uint32_t wv = 0, sa = 0, sv = 0;
+    uint32_t wv = 0, sa = 0, sv = 0, npc; /* npc: the next pc, nd its cache entry */
     int taken = 0, stopped = 0;
     /* what slot 0 of c->eff holds (the slow path changes it): a register or a memory effect
      * of the recording loop's, so that the next one writes only what differs, or neither */
@@ -1021,18 +1022,13 @@ static int run_record(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *do
     goto slow
 #define JUMP(t)                                                                               \
     do {                                                                                      \
-        nd = dc + (((t)-RVNPU_RAM_BASE) >> 2);                                                \
+        npc = (t);                                                                            \
+        nd = dc + ((npc - RVNPU_RAM_BASE) >> 2);                                              \
         taken = 1;                                                                            \
         goto commit;                                                                          \
     } while (0)
 #define JREL_CHECK(o) ((void)0)
-#define JUMP_REL(o)                                                                           \
-    do {                                                                                      \
-        nd = (const rvnpu_decoded *)((const char *)d +                                        \
-                                     (ptrdiff_t)(o) * (ptrdiff_t)(sizeof *d / 4));            \
-        taken = 1;                                                                            \
-        goto commit;                                                                          \
-    } while (0)
+#define JUMP_REL(o) JUMP(PC + (uint32_t)(o))
 #define FP_RM(rm)                                                                             \
     if (((rm) = fp_rm(s, d)) < 0)                                                             \
     goto slow
@@ -1060,6 +1056,7 @@ static int run_record(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *do
 
 #define RVOP(name, ...)                                                                       \
     rec_##name : {__VA_ARGS__} nd = d + 1;                                                    \
+    npc = PC + 4;                                                                             \
     goto commit;
 #include "targets/rvnpu/exec_ops.h"
 #undef RVOP
@@ -1070,12 +1067,14 @@ commit: {
     uint64_t stalls, start = rvnpu_timing_issue(s, d, taken, info[op].lat, info[op].blocks,
                                                 &stalls),
                      end = start + info[op].lat;
-    extra[RVNPU_X_STALLS] += stalls;
-    extra[info[op].cls]++;
-    if (info[op].mem < RVNPU_N_EXTRAS)
-        extra[info[op].mem]++;
+    if (o->stats) { /* (the observed loop counts whether or not anyone asked) */
+        extra[RVNPU_X_STALLS] += stalls;
+        extra[info[op].cls]++;
+        if (info[op].mem < RVNPU_N_EXTRAS)
+            extra[info[op].mem]++;
+    }
     s->retired++;
-    uint32_t pc = PC, npc = RVNPU_RAM_BASE + 4 * (uint32_t)(nd - dc);
+    uint32_t pc = PC;
     s->pc = npc;
     /* the record commit_after() would make: the register, fflags, the store (the fields
      * every such record shares are set on entry and after the slow path) */
@@ -1110,12 +1109,15 @@ commit: {
         npk_commit_print(m, &c->rec, c->fmt, c->log);
     if (c->fn)
         c->fn(m, &c->rec, c->ctx);
-    /* npk_obs_retire() without trace and timeline */
-    o->insns++;
+    /* npk_obs_retire() without trace and timeline; the latest cycle always, for the cycle
+     * of a trap's record */
     if (end > o->cycles)
         o->cycles = end;
-    count[op]++;
-    busy[info[op].unit] += info[op].lat;
+    if (o->stats) {
+        o->insns++;
+        count[op]++;
+        busy[info[op].unit] += info[op].lat;
+    }
     wn = NULL, fl = sn = 0, taken = 0;
     if (--left == 0)
         goto out;
