@@ -391,7 +391,8 @@ typedef struct npk_commit {
  * step, reset or destroy it. */
 typedef void (*npk_commit_fn)(npk_machine *m, const npk_commit *c, void *ctx);
 /* Call fn with every record from the next run or step on; fn NULL turns it off. While it
- * is set the target runs its observed loop (see bench/core/bench_commit for the cost). */
+ * is set the target runs its observed loop, or rvnpu a recording loop (docs/commit-log.md,
+ * "Cost", and bench/core/bench_commit for what it costs). */
 NPK_API npk_status npk_on_commit(npk_machine *m, npk_commit_fn fn, void *ctx);
 
 typedef enum npk_commit_format {

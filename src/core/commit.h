@@ -1,6 +1,7 @@
 /* Commit records: the builder a target's observed loop fills for each instruction, and the
- * sinks it feeds (the npk_on_commit callback and the text / JSON-lines log). One record, many
- * sinks (docs/commit-log.md). */
+ * sinks it feeds (the npk_on_commit callback and the text / JSON-lines log); a recording loop
+ * fills the record itself (npk_commit_reserve, npk_commit_deliver). One record, many sinks
+ * (docs/commit-log.md). */
 #ifndef NPK_CORE_COMMIT_H
 #define NPK_CORE_COMMIT_H
 

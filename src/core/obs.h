@@ -41,10 +41,10 @@ static inline int npk_obs_active(const npk_obs *o)
 }
 
 /* Commit records are the only observer that needs each instruction (statistics may be on
- * too): a target may run a recording loop, which fills the records and keeps the statistics
- * and timing state as its observed loop does but feeds no events (rvnpu, docs/commit-log.md
- * "Cost"). An observer the recording loop does not serve - the trace, the timeline, and any
- * new one that needs the observed loop - must make this false. */
+ * too): a target may run a recording loop, which fills the records and keeps the timing
+ * state as its observed loop does, and the statistics while they are on, but feeds no events
+ * (rvnpu, docs/commit-log.md "Cost"). An observer the recording loop does not serve - the
+ * trace, the timeline, and any new one that needs the observed loop - must make this false. */
 static inline int npk_obs_records_only(const npk_obs *o)
 {
     return o->commit && !o->trace && !o->timeline;
