@@ -201,16 +201,24 @@ static npk_commit_sink *sink_of(npk_machine *m)
     return m->obs.commit;
 }
 
-/* Drop the sink once neither the callback nor the log wants it: the fast loop comes back. */
+/* Drop the sink once neither the callback nor the log wants it: the fast loop comes back.
+ * Not while a record is being delivered to it (a callback that unsets itself): the loop still
+ * holds it, and npk_commit_drop_unused frees it before the next run. */
 static void sink_update(npk_machine *m)
 {
     npk_commit_sink *c = m->obs.commit;
-    if (c && !c->fn && !c->log) {
+    if (c && !c->fn && !c->log && !c->delivering) {
         m->commit_seq = c->seq;
         npk_commit_sink_free(c);
         m->obs.commit = NULL;
     }
     npk_obs_update_active(&m->obs);
+}
+
+void npk_commit_drop_unused(npk_machine *m)
+{
+    if (m->obs.commit && !m->obs.commit->fn && !m->obs.commit->log)
+        sink_update(m);
 }
 
 npk_status npk_on_commit(npk_machine *m, npk_commit_fn fn, void *ctx)

@@ -29,6 +29,9 @@ typedef struct npk_commit_sink {
     uint8_t *bytes;
     size_t n_bytes, cap_bytes;
     int lost;                    /* an effect was dropped for want of memory */
+    int delivering;              /* inside the callback: a callback that unsets itself must
+                                    not free the sink under the loop that delivers to it
+                                    (npk_commit_drop_unused frees it at the next run) */
 } npk_commit_sink;
 
 /* Start the record of the instruction at pc (word: word_bytes bytes in memory order, or
@@ -66,8 +69,15 @@ static inline void npk_commit_deliver(npk_machine *m, npk_commit_sink *c, int re
     c->rec.effects = c->eff;
     if (c->log)
         npk_commit_print(m, &c->rec, c->fmt, c->log);
-    if (c->fn)
+    if (c->fn) {
+        c->delivering = 1;
         c->fn(m, &c->rec, c->ctx);
+        c->delivering = 0;
+    }
 }
+
+/* Free the sink when neither a callback nor a log wants it any more (one that unset itself
+ * during delivery); npk_run and npk_step call it before running, so the fast loop comes back. */
+void npk_commit_drop_unused(npk_machine *m);
 
 #endif

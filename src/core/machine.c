@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "core/machine.h"
 #include "core/checked.h"
+#include "core/commit.h"
 #include "core/file.h"
 
 #include <ctype.h>
@@ -594,6 +595,7 @@ npk_status npk_run(npk_machine *m, uint64_t max_insns, npk_stop *stop)
     m->error[0] = '\0';
     if (!m->loaded)
         return npk_fail(m, NPK_ERR_STATE, "%s: nothing loaded to run", m->target->name);
+    npk_commit_drop_unused(m);
     return m->target->run(m, m->state, max_insns, stop);
 }
 
@@ -610,6 +612,8 @@ npk_status npk_step(npk_machine *m, npk_stop *stop)
     m->error[0] = '\0';
     if (!m->loaded)
         return npk_fail(m, NPK_ERR_STATE, "%s: nothing loaded to run", m->target->name);
+    if (m->obs.commit)
+        npk_commit_drop_unused(m);
     if (m->target->step)
         return m->target->step(m, m->state, stop);
     npk_status st = m->target->run(m, m->state, 1, stop);

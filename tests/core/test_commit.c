@@ -627,6 +627,53 @@ static void check_same_results_tinytpu(const char *xor_path)
     npk_destroy(b);
 }
 
+/* A callback may unset itself (npk_on_commit(m, NULL, NULL)) inside the callback: the loop
+ * that delivers the record still holds the sink, which must stay alive until the run ends (it
+ * was freed under the loop: a use after free under ASan, on every target), and the next run
+ * is the fast loop again. The run itself finishes as without records. */
+typedef struct quitter {
+    size_t calls, after;
+} quitter;
+
+static void quit_after(npk_machine *m, const npk_commit *c, void *ctx)
+{
+    (void)c;
+    quitter *q = ctx;
+    if (++q->calls == q->after)
+        NPK_CHECK(npk_on_commit(m, NULL, NULL) == NPK_OK);
+}
+
+static void check_unset_in_callback(void)
+{
+    static const char *const cases[][2] = {{"toy", "toy.s"},
+                                           {"rvnpu", "rvnpu.s"},
+                                           {"opennpu:K=4,L=8", "opennpu.s"},
+                                           {"pccx", "pccx.s"},
+                                           {"tinytpu", "tinytpu.s"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        npk_machine *m = machine(cases[i][0], cases[i][1]), *b = machine(cases[i][0], cases[i][1]);
+        NPK_CHECK(m && b);
+        if (!m || !b) {
+            npk_destroy(m);
+            npk_destroy(b);
+            continue;
+        }
+        quitter q = {0, 3};
+        npk_stop sa, sb;
+        NPK_CHECK(npk_on_commit(m, quit_after, &q) == NPK_OK);
+        NPK_CHECK(npk_run(m, 0, &sa) == NPK_OK && npk_run(b, 0, &sb) == NPK_OK);
+        NPK_REPORT(q.calls == 3, "%s: %zu records after the callback unset itself\n",
+                   cases[i][0], q.calls);
+        NPK_CHECK(sa.reason == sb.reason && sa.pc == sb.pc && sa.exit_code == sb.exit_code);
+        /* the sink is gone once the next run starts: no observer left */
+        NPK_CHECK(npk_reset(m) == NPK_OK && npk_run(m, 0, &sa) == NPK_OK);
+        NPK_REPORT(!npk_obs_active(&m->obs), "%s: observers still on\n", cases[i][0]);
+        NPK_CHECK(q.calls == 3);
+        npk_destroy(m);
+        npk_destroy(b);
+    }
+}
+
 /* Every target produces records now, so the NPK_ERR_UNSUPPORTED path of sink_of has no target
  * to test it with; unsetting sinks that were never set is fine, a bad format is refused. */
 static void check_errors(void)
@@ -664,6 +711,7 @@ int main(int argc, char **argv)
     NPK_CHECK(argc > 2); /* usage: test_commit DIR XOR_STEP */
     if (argc > 2)
         check_same_results_tinytpu(argv[2]);
+    check_unset_in_callback();
     check_errors();
     return npk_test_done();
 }

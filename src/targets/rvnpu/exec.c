@@ -1107,8 +1107,11 @@ commit: {
     c->rec.n_effects = n;
     if (c->log)
         npk_commit_print(m, &c->rec, c->fmt, c->log);
-    if (c->fn)
+    if (c->fn) { /* as npk_commit_deliver: the callback may unset itself */
+        c->delivering = 1;
         c->fn(m, &c->rec, c->ctx);
+        c->delivering = 0;
+    }
     /* npk_obs_retire() without trace and timeline; the latest cycle always, for the cycle
      * of a trap's record */
     if (end > o->cycles)
