@@ -1,7 +1,8 @@
 # Install rules (included from the top-level CMakeLists.txt): the command, the static and shared
 # library, the public headers, npukit.pc, the CMake package (npukit::npukit) and, under
-# share/npukit, the rvnpu firmware SDK with its CMake helper. Every installed file that names
-# a path names it relative to itself, so the tree can be installed with
+# share/npukit, the rvnpu firmware SDK with its CMake helper and the SystemVerilog DPI-C
+# package. Every installed file that names a path names it relative to itself, so the tree
+# can be installed with
 # `cmake --install build --prefix DIR` (what `make install PREFIX=DIR` does) and moved.
 # Man pages and shell completion install from their own subdirectory, next to these rules.
 include(CMakePackageConfigHelpers)
@@ -23,8 +24,12 @@ install(FILES ${PROJECT_SOURCE_DIR}/cmake/rvnpu_firmware.cmake
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/sdk/rvnpu DESTINATION ${NPK_INSTALL_DATADIR}/sdk
         PATTERN CMakeLists.txt EXCLUDE)
 
+# The DPI-C package for SystemVerilog testbenches (its C side is in the library, dpi.h): data for
+# a simulator's command line, not a C header, so it goes under share/npukit/sv.
+install(FILES ${PROJECT_SOURCE_DIR}/sv/npukit_dpi.sv DESTINATION ${NPK_INSTALL_DATADIR}/sv)
+
 # CMake package: find_package(npukit) gives npukit::npukit (shared), npukit::npukit_static and
-# the paths of the command, the SDK and the firmware helper.
+# the paths of the command, the SDK, the firmware helper and the DPI-C package.
 install(EXPORT npukitTargets NAMESPACE npukit:: DESTINATION ${NPK_INSTALL_CMAKEDIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/npukitConfig.cmake.in
   ${PROJECT_BINARY_DIR}/npukitConfig.cmake INSTALL_DESTINATION ${NPK_INSTALL_CMAKEDIR}

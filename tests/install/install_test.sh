@@ -3,11 +3,15 @@
 # find the others relative to itself) and use it from outside the source tree.
 # usage: install_test.sh MODE CMAKE BUILD_DIR SOURCE_DIR LIBDIR CC [CFLAG...]
 #   layout     the installed files: command, libraries (SONAME), headers, npukit.pc, the
-#              CMake package, the rvnpu SDK and its helper
+#              CMake package, the rvnpu SDK and its helper, the DPI-C package
 #   pkgconfig  build consumer/consumer.c with pkg-config, shared and static, and run both
 #   cmake      build consumer/ with find_package(npukit), shared and static, and run both
 #   firmware   build firmware/ (rvnpu) with the installed SDK and helper, run it on the
 #              installed npukit
+#   dpi        verilate dpi/dpi_tb.sv against the installed sv/npukit_dpi.sv and libnpukit.so
+#              (with proto_check.cpp: Verilator's import prototypes equal npukit/dpi.h's) and
+#              run it; the environment gives NPK_VERILATOR and, when not Verilator's g++,
+#              NPK_VL_CXX (the C++ compiler matching CC)
 set -u
 mode=$1 cmake=$2 build=$3 src=$4 libdir=$5 cc=$6
 shift 6
@@ -31,7 +35,8 @@ layout)
            include/npukit/npukit.h include/npukit/pccx.h "$libdir/pkgconfig/npukit.pc" \
            "$libdir/cmake/npukit/npukitConfig.cmake" "$libdir/cmake/npukit/npukitConfigVersion.cmake" \
            "$libdir/cmake/npukit/npukitTargets.cmake" share/npukit/cmake/rvnpu_firmware.cmake \
-           share/npukit/sdk/rvnpu/link.ld share/npukit/sdk/rvnpu/crt0.S share/npukit/sdk/rvnpu/README.md; do
+           share/npukit/sdk/rvnpu/link.ld share/npukit/sdk/rvnpu/crt0.S share/npukit/sdk/rvnpu/README.md \
+           include/npukit/dpi.h share/npukit/sv/npukit_dpi.sv; do
     [ -f "$P/$f" ] || fail "not installed: $f"
   done
   [ "$(readlink "$L/libnpukit.so")" = "libnpukit.so.$major" ] || fail "libnpukit.so -> $(readlink "$L/libnpukit.so")"
@@ -45,6 +50,7 @@ layout)
     case ${f##*/} in CMakeLists.txt) continue ;; esac
     cmp -s "$f" "$P/share/npukit/sdk/rvnpu/${f##*/}" || fail "installed SDK file ${f##*/} differs"
   done
+  cmp -s "$src/sv/npukit_dpi.sv" "$P/share/npukit/sv/npukit_dpi.sv" || fail "installed sv/npukit_dpi.sv differs"
   [ "$("$P/bin/npukit" --version)" = "npukit $version" ] || fail "npukit --version: $("$P/bin/npukit" --version)"
   # Nothing installed may name the staging prefix or the source tree (relocatable, standalone).
   if grep -rlI -e "$T/stage" -e "$src" "$L/pkgconfig" "$L/cmake" "$P/share" "$P/include" >"$T/abs"; then
@@ -105,6 +111,27 @@ firmware)
   out=$("$P/bin/npukit" run -t rvnpu "$T/fw/build/firmware/fw.elf") || fail "firmware exit $?: $out"
   [ "$out" = "installed SDK: dot = 6" ] || fail "firmware printed: $out"
   echo "PASS: rvnpu firmware from the installed SDK: $out"
+  ;;
+dpi)
+  vl=${NPK_VERILATOR:-verilator}
+  cp -r "$here/dpi" "$T/d"
+  cd "$T/d" || fail "cd"
+  vlflags=()
+  if [ -n "${NPK_VL_CXX:-}" ]; then
+    # Debian's verilator is configured for g++ (-fcoroutines); clang takes C++20 instead
+    vlflags=(-MAKEFLAGS "CXX=$NPK_VL_CXX" -MAKEFLAGS "LINK=$NPK_VL_CXX"
+             -MAKEFLAGS "CFG_CXXFLAGS_COROUTINES=-std=c++20" -CFLAGS -Wno-macro-redefined)
+  fi
+  # One job, without a parent make's jobserver: this is the slow part of the test.
+  run env MAKEFLAGS= "$vl" --binary -Wall -j 1 --top-module dpi_tb --prefix Vdpi_tb -Mdir obj -o dpi_tb \
+      "${vlflags[@]}" -CFLAGS "-I$P/include ${cflags[*]}" \
+      -LDFLAGS "-L$L -Wl,-rpath,$L ${cflags[*]}" -LDFLAGS "-lnpukit -lm" \
+      "$P/share/npukit/sv/npukit_dpi.sv" dpi_tb.sv proto_check.cpp
+  objdump -p obj/dpi_tb | grep -q "NEEDED *libnpukit.so.$major\$" || fail "dpi_tb does not need libnpukit.so.$major"
+  out=$(./obj/dpi_tb 2>&1) || fail "dpi_tb exit $?: $out"
+  case $out in *"PASS: "*" checks of npukit_dpi $version from the installed package"*) ;;
+    *) fail "dpi_tb printed: $out" ;; esac
+  echo "$out" | grep '^PASS'
   ;;
 *) fail "unknown mode $mode" ;;
 esac
