@@ -3,11 +3,14 @@
 #   cosim_check.sh NPUKIT COSIM ELF [PLUSARGS...]
 #       the testbench's standard output, exit status and retired-instruction count equal
 #       those of `npukit run -t rvnpu` on the same ELF (with +lockstep also: no mismatch)
-#   cosim_check.sh NPUKIT --expect-bug sra|lh COSIM ELF
+#   cosim_check.sh NPUKIT --expect-bug sra|lh|sb COSIM ELF
 #       COSIM has that planted bug: alone, the planted firmware reports the wrong result;
 #       in lock-step the run stops with status 123 at the planted instruction (<cosim_BUG_site+0x0>,
-#       a0 with the core's and npukit's values), and it is the N-th retirement where npukit's
-#       N-th instruction is at that same pc (checked with npukit run --max-insns N-1).
+#       a0 or the stored byte with the core's and npukit's values, and npukit's commit record),
+#       and it is the N-th retirement where npukit's N-th instruction is at that same pc
+#       (checked with npukit run --max-insns N-1).
+#   cosim_check.sh NPUKIT --min-insns N COSIM ELF [PLUSARGS...]
+#       as the first form, and at least N instructions retired
 #   cosim_check.sh NPUKIT --expect-status STATUS REGEX COSIM [ARGS...]
 #       COSIM ARGS exits with STATUS and a standard-error line matching REGEX (grep -E)
 set -u
@@ -22,7 +25,9 @@ if [ "$1" = --expect-status ]; then
   exit 0
 fi
 bug=
+min=0
 if [ "$1" = --expect-bug ]; then bug=$2; shift 2; fi
+if [ "$1" = --min-insns ]; then min=$2; shift 2; fi
 cosim=$1; elf=$2; shift 2
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -40,6 +45,7 @@ if [ -z "$bug" ]; then
   cmp -s "$tmp/rtl.out" "$tmp/ref.out" || fail "standard output differs from npukit's"
   n=$(sed -n 's/^cosim: \([0-9][0-9]*\) instructions retired.*/\1/p' "$tmp/rtl.err")
   [ "$n" = "$ref_n" ] || fail "retired $n instructions, npukit $ref_n"
+  [ "$n" -ge "$min" ] || fail "retired $n instructions, fewer than $min"
   case " $* " in
     *" +lockstep "*) grep -q 'lock-step with npukit rvnpu: no mismatch' "$tmp/rtl.err" || fail "no lock-step summary" ;;
   esac
@@ -47,9 +53,15 @@ if [ -z "$bug" ]; then
   exit 0
 fi
 
+# what the report says, the instruction, what the core and npukit wrote, npukit's record
+reg='destination register value'
 case $bug in
-  sra) what=SRA; insn='sra a0, a0, a1'; core_v=0x1ffffff8; ref_v=0xfffffff8 ;;   # -64 >> 3
-  lh)  what=LH;  insn='lh a0, 0(a0)';   core_v=0x0000fffe; ref_v=0xfffffffe ;;   # (short)-2
+  sra) what=SRA; msg=$reg; insn='sra a0, a0, a1'                                  # -64 >> 3
+       core_w=' a0 <- 0x1ffffff8'; ref_w=' a0 <- 0xfffffff8'; rec=' x10=0xfffffff8 ; sra a0, a0, a1)' ;;
+  lh)  what=LH;  msg=$reg; insn='lh a0, 0(a0)'                                    # (short)-2
+       core_w=' a0 <- 0x0000fffe'; ref_w=' a0 <- 0xfffffffe'; rec=' x10=0xfffffffe ; lh a0, 0(a0))' ;;
+  sb)  what=SB;  msg='store value'; insn='sb a1, 0(a0)'                           # (char)0x1234
+       core_w='] <- 0x12 (1 bytes)'; ref_w='] <- 0x34 (1 bytes)'; rec=']=0x34 ; sb a1, 0(a0))' ;;
   *) echo "unknown bug $bug"; exit 2 ;;
 esac
 grep -qx 'planted: ok' "$tmp/ref.out" || fail "npukit does not pass the planted firmware"
@@ -61,12 +73,21 @@ grep -qx "planted: $what gave a wrong result" "$tmp/rtl.out" || fail "alone, the
 "$cosim" +elf="$elf" +lockstep >"$tmp/rtl.out" 2>"$tmp/rtl.err"
 rc=$?
 [ "$rc" = 123 ] || fail "lock-step exit status $rc, expected 123"
-grep -q "^cosim: MISMATCH at retirement [0-9]* (cycle [0-9]*): destination register value$" "$tmp/rtl.err" ||
-  fail "no register-value mismatch report"
+grep -q "^cosim: MISMATCH at retirement [0-9]* (cycle [0-9]*): $msg\$" "$tmp/rtl.err" ||
+  fail "no '$msg' mismatch report"
 core=$(grep '^  core ' "$tmp/rtl.err")
 ref=$(grep '^  npukit ' "$tmp/rtl.err")
-case $core in *"<cosim_${bug}_site+0x0>  "*"$insn"*" a0 <- $core_v"*) ;; *) fail "core line: $core" ;; esac
-case $ref in *"<cosim_${bug}_site+0x0>  "*"$insn"*" a0 <- $ref_v"*) ;; *) fail "npukit line: $ref" ;; esac
+record=$(grep "^  (npukit's commit record: " "$tmp/rtl.err")
+case $core in *"<cosim_${bug}_site+0x0>  "*"$insn"*"$core_w"*) ;; *) fail "core line: $core" ;; esac
+case $ref in *"<cosim_${bug}_site+0x0>  "*"$insn"*"$ref_w"*) ;; *) fail "npukit line: $ref" ;; esac
+case $record in *"$rec") ;; *) fail "npukit's record: $record" ;; esac
+# a store: both sides name the same address, and the record has it too
+if [ "$bug" = sb ]; then
+  a_core=$(echo "$core" | sed -n 's/.* mem\[\(0x[0-9a-f]*\)\] <- .*/\1/p')
+  a_ref=$(echo "$ref" | sed -n 's/.* mem\[\(0x[0-9a-f]*\)\] <- .*/\1/p')
+  [ -n "$a_core" ] && [ "$a_core" = "$a_ref" ] || fail "store addresses: core '$a_core', npukit '$a_ref'"
+  case $record in *" bus[$a_core]=0x34 "*) ;; *) fail "npukit's record does not write $a_core: $record" ;; esac
+fi
 n=$(sed -n 's/^cosim: MISMATCH at retirement \([0-9]*\) .*/\1/p' "$tmp/rtl.err")
 pc=$(echo "$core" | sed -n 's/^  core *pc \(0x[0-9a-f]*\) .*/\1/p')
 "$npukit" run -t rvnpu --max-insns $((n - 1)) "$elf" >/dev/null 2>"$tmp/budget.err"

@@ -24,6 +24,7 @@
 // Planted bugs for the lock-step demonstration (define when verilating):
 //   PLANT_BUG_SRA  SRA (register form) shifts in zeros, like SRL
 //   PLANT_BUG_LH   LH zero-extends, like LHU
+//   PLANT_BUG_SB   SB stores bits 15:8 of rs2 instead of bits 7:0
 module rv32im_core #(
     parameter logic [31:0] INIT_SP = 32'h0  // x2 at reset (rvnpu: RAM base + size - 16)
 ) (
@@ -201,10 +202,16 @@ module rv32im_core #(
     logic ls_misaligned;
     assign ls_misaligned = (ls_size == 3'd2 && ls_addr[0]) || (ls_size == 3'd4 && ls_addr[1:0] != 2'b00);
 
+    logic [31:0] st_val;   // the value a store writes, right-aligned
     logic [31:0] st_data;
     logic [3:0]  st_strb;
+`ifdef PLANT_BUG_SB
+    assign st_val = (ls_size == 3'd1) ? {24'h0, rs2v[15:8]} : rs2v;
+`else
+    assign st_val = rs2v;
+`endif
     always_comb begin
-        st_data = rs2v << {ls_addr[1:0], 3'b000};
+        st_data = st_val << {ls_addr[1:0], 3'b000};
         case (ls_size)
             3'd1:    st_strb = 4'b0001 << ls_addr[1:0];
             3'd2:    st_strb = 4'b0011 << ls_addr[1:0];
@@ -340,8 +347,8 @@ module rv32im_core #(
                         retire(pc4, 5'd0, 32'h0);
                         ret_mem_wsize <= ls_size;
                         ret_mem_waddr <= ls_addr;
-                        ret_mem_wdata <= (ls_size == 3'd1) ? {24'h0, rs2v[7:0]}
-                                       : (ls_size == 3'd2) ? {16'h0, rs2v[15:0]} : rs2v;
+                        ret_mem_wdata <= (ls_size == 3'd1) ? {24'h0, st_val[7:0]}
+                                       : (ls_size == 3'd2) ? {16'h0, st_val[15:0]} : st_val;
                     end
                 end
                 S_ECALL: if (ecall_done) retire(pc4, 5'd10, ecall_ret);
