@@ -55,6 +55,7 @@ package npukit_dpi;
     import "DPI-C" function longint npk_dpi_commit_pc(input chandle h);
     import "DPI-C" function longint npk_dpi_commit_word(input chandle h);
     import "DPI-C" function int     npk_dpi_commit_word_bytes(input chandle h);
+    import "DPI-C" function int     npk_dpi_commit_word_byte(input chandle h, input int k);
     import "DPI-C" function int     npk_dpi_commit_retired(input chandle h);
     import "DPI-C" function int     npk_dpi_commit_effects(input chandle h);
     import "DPI-C" function string  npk_dpi_commit_disasm(input chandle h);

@@ -73,12 +73,14 @@ NPK_API int npk_dpi_commit_count(void *h);
 /* The record the accessors below read: i in 0 .. count-1; each step selects its last. */
 NPK_API int npk_dpi_commit_select(void *h, int i);
 /* The selected record's fields (0 when there is none). word: the instruction's first 8
- * bytes, little-endian (the bytes in memory order, word_bytes long). */
+ * bytes, little-endian (the bytes in memory order, word_bytes long); word_byte: byte k of
+ * it, for words longer than 8 bytes (tinytpu's full-port word), -1 past its end. */
 NPK_API long long npk_dpi_commit_seq(void *h);
 NPK_API long long npk_dpi_commit_cycle(void *h);
 NPK_API long long npk_dpi_commit_pc(void *h);
 NPK_API long long npk_dpi_commit_word(void *h);
 NPK_API int npk_dpi_commit_word_bytes(void *h);
+NPK_API int npk_dpi_commit_word_byte(void *h, int k);
 NPK_API int npk_dpi_commit_retired(void *h);
 NPK_API int npk_dpi_commit_effects(void *h);
 /* Its disassembly, and its line of the text commit log (without the newline). */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/commit.h"
 #include "core/file.h"
 #include "npukit/dpi.h"
 
@@ -19,7 +20,7 @@
 /* One commit record, copied out of the callback (a record lives only during the call). */
 typedef struct dpi_rec {
     uint64_t seq, cycle, pc;
-    uint8_t word[16];
+    uint8_t word[NPK_COMMIT_WORD_MAX]; /* the widest word a record carries (tinytpu) */
     unsigned word_bytes;
     int retired;
     size_t n_eff, cap_eff;
@@ -483,6 +484,14 @@ long long npk_dpi_commit_word(void *h)
     for (unsigned i = 0; r && i < r->word_bytes && i < 8; i++)
         w |= (uint64_t)r->word[i] << (8 * i);
     return s64(w);
+}
+
+int npk_dpi_commit_word_byte(void *h, int k)
+{
+    const dpi_rec *r = selected(h);
+    if (!r || k < 0 || (unsigned)k >= r->word_bytes)
+        return -1;
+    return r->word[k];
 }
 
 int npk_dpi_commit_word_bytes(void *h)

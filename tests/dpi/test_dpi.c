@@ -284,14 +284,36 @@ static void check_rvnpu(void)
     npk_dpi_destroy(h);
 }
 
-/* A target without commit records: steps work and make none. */
-static void check_no_records(void)
+/* tinytpu: one record per clock edge (docs/commit-log.md). host1=0x0001 at N = 2 appends
+ * 0x0001 at wp = 0 (tinytpu spec A6.2), so the edge's record has wp = 1 and a 2-byte ub write
+ * at byte 0. The full-port word (tinytpu spec B5) is 17 bytes (96 + 17 * 2 bits): sw 0,
+ * start 1, T 2, hv[0..1] 3..4, cols 5..20, rows 21..36, addr 37..52, sel 53..61, hd[0] 62..77,
+ * hd[1] 78..93, ...; host1=0x0001 sets hv[1] (bit 4: byte 0 = 0x10) and hd[1] bit 0 (bit 78:
+ * byte 9 = 0x40), so npk_dpi_commit_word (the low 8 bytes) is 0x10. Programs are text: no
+ * disassembly of a bare word. */
+static void check_tinytpu(void)
 {
     void *h = npk_dpi_create("tinytpu", NULL);
     NPK_CHECK(npk_dpi_valid(h));
-    NPK_CHECK(npk_dpi_commit_enable(h, 1) == NPK_ERR_UNSUPPORTED);
-    NPK_CHECK_CONTAINS(npk_dpi_error(h), "commit records are not produced");
-    NPK_CHECK(npk_dpi_commit_enable(h, 0) == NPK_OK);
+    NPK_CHECK(npk_dpi_load_asm(h, "host1=0x0001\n", "t.s") == NPK_OK);
+    NPK_CHECK(npk_dpi_commit_enable(h, 1) == NPK_OK);
+    NPK_CHECK(npk_dpi_step(h) == NPK_OK);
+    NPK_CHECK(npk_dpi_commit_count(h) == 1);
+    NPK_CHECK_EQ_U64(npk_dpi_commit_pc(h), 0);
+    NPK_CHECK(npk_dpi_commit_word_bytes(h) == 17);
+    int only = 1;
+    for (int i = 0; i < 17; i++)
+        only &= npk_dpi_commit_word_byte(h, i) == (i == 0 ? 0x10 : i == 9 ? 0x40 : 0);
+    NPK_CHECK(only);
+    NPK_CHECK(npk_dpi_commit_word_byte(h, 17) == -1 && npk_dpi_commit_word_byte(h, -1) == -1);
+    NPK_CHECK_EQ_U64((uint64_t)npk_dpi_commit_word(h), 0x10);
+    NPK_CHECK(npk_dpi_commit_effects(h) == 2);
+    NPK_CHECK_EQ_STR(npk_dpi_effect_name(h, 0), "wp");
+    NPK_CHECK_EQ_U64(npk_dpi_effect_value(h, 0), 1);
+    NPK_CHECK(npk_dpi_effect_kind(h, 1) == NPK_EFFECT_MEM);
+    NPK_CHECK_EQ_STR(npk_dpi_effect_name(h, 1), "ub");
+    NPK_CHECK(npk_dpi_effect_addr(h, 1) == 0 && npk_dpi_effect_size(h, 1) == 2 &&
+              npk_dpi_effect_value(h, 1) == 1);
     NPK_CHECK_EQ_STR(npk_dpi_disasm(h, 0, 0), "");
     NPK_CHECK_CONTAINS(npk_dpi_error(h), "no instruction words");
     npk_dpi_destroy(h);
@@ -304,6 +326,6 @@ int main(int argc, char **argv)
     check_handles();
     check_toy();
     check_rvnpu();
-    check_no_records();
+    check_tinytpu();
     return npk_test_done();
 }
