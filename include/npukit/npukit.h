@@ -48,7 +48,10 @@ typedef enum npk_stop_reason {
     NPK_STOP_NONE = 0,  /* still runnable (a step completed) */
     NPK_STOP_EXIT,      /* the program ended normally; exit_code is its status */
     NPK_STOP_BUDGET,    /* the instruction or cycle budget ran out */
-    NPK_STOP_FAULT      /* an unhandled fault: illegal instruction, bad address, ... */
+    NPK_STOP_FAULT,     /* an unhandled fault: illegal instruction, bad address, ... */
+    NPK_STOP_BREAKPOINT, /* at a breakpoint (npk_break_add): the instruction at pc has not run */
+    NPK_STOP_WATCHPOINT  /* an instruction accessed a watched range (npk_watch_add); it has
+                            completed and pc is the next one's */
 } npk_stop_reason;
 
 typedef struct npk_stop {
@@ -312,7 +315,8 @@ NPK_API npk_status npk_stats_get(npk_machine *m, npk_stats *out);
 NPK_API npk_status npk_stats_print(npk_machine *m, FILE *f);
 NPK_API npk_status npk_stats_json(npk_machine *m, FILE *f);
 /* npk_stats_json with how the run ended, from the stop record npk_run filled: a member
- * "stop": {"reason": "exit" | "budget" | "fault" | "none", "exit_code": the program's full
+ * "stop": {"reason": "exit" | "budget" | "fault" | "breakpoint" | "watchpoint" | "none",
+ * "exit_code": the program's full
  * exit value (signed; only for "exit"), "pc": the stop pc, "message": stop->message}. */
 NPK_API npk_status npk_stats_json_stop(npk_machine *m, const npk_stop *stop, FILE *f);
 
@@ -342,6 +346,49 @@ NPK_API npk_status npk_snapshot_info(const void *data, size_t size, const char *
                                      char *target, size_t target_size, char *config,
                                      size_t config_size, char *err, size_t err_size);
 NPK_API npk_status npk_snapshot_restore_file(npk_machine *m, const char *path);
+/* ---- breakpoints and watchpoints (docs/breakpoints.md) ------------------------------------ */
+
+/* A breakpoint stops a run or step before the instruction at `pc` runs (NPK_STOP_BREAKPOINT,
+ * stop->pc = pc); the next run or step from there executes it instead of stopping again.
+ * pc is a program address as npk_stop.pc and the commit log show it: a byte address on toy,
+ * rvnpu, opennpu (4 x word index) and pccx (8 x instruction index), the cycle index on
+ * tinytpu. A pc that is not a multiple of the instruction size, or outside the npk_addr_bits
+ * address space, is NPK_ERR_ARG. Adding one that is set already does nothing. While any
+ * breakpoint or watch is set, runs take the target's observed loop. */
+NPK_API npk_status npk_break_add(npk_machine *m, uint64_t pc);
+/* NPK_ERR_ARG when there is no breakpoint at pc. */
+NPK_API npk_status npk_break_remove(npk_machine *m, uint64_t pc);
+NPK_API void npk_break_clear(npk_machine *m);
+
+#define NPK_WATCH_READ 1u
+#define NPK_WATCH_WRITE 2u
+/* Watch `len` bytes at `addr` of memory space `space` (a name of npk_space, or "bus" on
+ * rvnpu: the whole 32-bit bus) for reads, writes or both (kind: NPK_WATCH_READ |
+ * NPK_WATCH_WRITE). An instruction whose access overlaps the range in at least one byte stops
+ * the run after it completes (NPK_STOP_WATCHPOINT, stop->pc = the next instruction);
+ * npk_watch_last_hit says which watch and access. *id (from 1 up) names the watch. An unknown
+ * space, a zero length, a kind outside READ | WRITE is NPK_ERR_ARG; a range not wholly inside
+ * the space NPK_ERR_RANGE. Which accesses each target reports: docs/breakpoints.md. */
+NPK_API npk_status npk_watch_add(npk_machine *m, const char *space, uint64_t addr, uint64_t len,
+                                 unsigned kind, unsigned *id);
+/* NPK_ERR_ARG when no watch has this id. */
+NPK_API npk_status npk_watch_remove(npk_machine *m, unsigned id);
+NPK_API void npk_watch_clear(npk_machine *m);
+
+/* The access behind the last NPK_STOP_WATCHPOINT. */
+typedef struct npk_watch_hit {
+    unsigned id;            /* the watch (npk_watch_add's id) */
+    unsigned kind;          /* NPK_WATCH_READ or NPK_WATCH_WRITE: what the access was */
+    const char *space;      /* the watch's space, as the target names it */
+    uint64_t pc;            /* the instruction that made the access */
+    uint64_t addr, size;    /* the accessed bytes inside the watched range */
+    uint64_t value;         /* those bytes (the first 8 when more), little-endian: the value
+                               written (the new value) or read */
+    uint64_t access_addr, access_size; /* the whole access */
+} npk_watch_hit;
+/* NPK_ERR_STATE when the last run or step did not stop at a watchpoint. */
+NPK_API npk_status npk_watch_last_hit(npk_machine *m, npk_watch_hit *hit);
+
 /* ---- commit records (docs/commit-log.md) -------------------------------------------------- */
 
 /* What one instruction did: the single record behind the commit log (text and JSON lines)

@@ -14,6 +14,7 @@ enum {
     NPK_EXIT_OK = 0,
     NPK_EXIT_INPUT = 1,      /* asm/disasm/info: errors in the input */
     NPK_EXIT_USAGE = 2,      /* asm/disasm/info: bad command line */
+    NPK_EXIT_BREAK = 123,    /* run: stopped at a --break breakpoint or a --watch watchpoint */
     NPK_EXIT_BUDGET = 124,   /* run: instruction or cycle budget ran out */
     NPK_EXIT_NOSTART = 125,  /* run: could not start (bad option, file, configuration), or
                                 npukit could not write one of its outputs */

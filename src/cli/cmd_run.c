@@ -49,6 +49,14 @@ static void help(void)
            "      --commit-log-digest N   print memory writes longer than N bytes as their\n"
            "                              address range and CRC-32 instead of the bytes\n"
            "                              (0, the default: every write's bytes)\n"
+           "      --break ADDR|SYMBOL     stop with status 123 before the instruction at ADDR\n"
+           "                              (the pc as stops show it; tinytpu: the cycle)\n"
+           "      --watch [r:|w:|rw:]SPACE:ADDR[+LEN]\n"
+           "      --watch [r:|w:|rw:]SYMBOL[+LEN]\n"
+           "                              stop with status 123 after an instruction that\n"
+           "                              reads (r), writes (w, the default) or accesses (rw)\n"
+           "                              LEN bytes (default 1; a symbol: its size) at ADDR\n"
+           "                              of memory SPACE or at SYMBOL (docs/breakpoints.md)\n"
            "      --load SPACE:ADDR[:TYPE]:FILE\n"
            "                              copy FILE into memory SPACE at ADDR before the\n"
            "                              run: its bytes, or with TYPE its numbers (text\n"
@@ -65,7 +73,8 @@ static void help(void)
            "      --regs                  print the registers after the run (rvnpu f\n"
            "                              registers also as numbers)\n"
            "      --save-state FILE       write a snapshot of the whole machine to FILE when\n"
-           "                              the run ends (exit, fault or --max-insns)\n"
+           "                              the run ends (exit, fault, --max-insns, --break or\n"
+           "                              --watch)\n"
            "      --load-state FILE       start from a snapshot instead of a PROGRAM (the\n"
            "                              snapshot holds it); without -t, its target and\n"
            "                              configuration are the snapshot's\n"
@@ -73,7 +82,8 @@ static void help(void)
            "TYPE: i8, u8, i16, u16, i32, u32, f32, bf16, q8.8, e4m3 or e5m2, little-endian.\n"
            "A typed input file holds numbers (blanks, commas or newlines between them, '#'\n"
            "comments) or is a .npy array; a .npy without TYPE loads as its own dtype.\n"
-           "--load, --write and --dump repeat (up to 16 each). FILE '-' is standard output\n"
+           "--load, --write and --dump repeat (up to 16 each), --break and --watch up to\n"
+           "64 each. FILE '-' is standard output\n"
            "(standard input for --load/--write); when the statistics, the timeline or the\n"
            "commit log go to standard output, they are alone there: the program's output, --regs and the\n"
            "dumps go to standard error.\n"
@@ -105,7 +115,8 @@ static void help(void)
            "\n"
            "exit status:\n"
            "  the program's own exit status when it ends normally (0 for targets without\n"
-           "  an exit call); 124 instruction or cycle budget exhausted; 125 the run could\n"
+           "  an exit call); 123 stopped at a --break or --watch; 124 instruction or\n"
+           "  cycle budget exhausted; 125 the run could\n"
            "  not start (bad option, bad --load/--write/--dump, unreadable or invalid\n"
            "  file, bad configuration, an output file that would replace PROGRAM or another\n"
            "  output, a snapshot that does not fit the machine) or npukit could not write an\n"
@@ -118,7 +129,7 @@ enum {
     O_TARGET = 1, O_CONFIG, O_MAX, O_STATS, O_STATS_OUT, O_TRACE, O_TIMELINE, O_LOAD, O_DUMP,
     O_REGS, O_HELP, O_WRITE, O_ISA_REV, O_RAM_SIZE, O_FS_ROOT, O_UART_IN, O_NO_SYSCALLS,
     O_LANES, O_UB_WORDS, O_LR, O_RESET_AT, O_FORMAT, O_DUMP_FILE, O_SAVE_STATE, O_LOAD_STATE,
-    O_COMMIT_LOG, O_COMMIT_FORMAT, O_COMMIT_DIGEST
+    O_COMMIT_LOG, O_COMMIT_FORMAT, O_COMMIT_DIGEST, O_BREAK, O_WATCH
 };
 
 static const npk_opt_def defs[] = {
@@ -132,6 +143,8 @@ static const npk_opt_def defs[] = {
     {O_COMMIT_LOG, 0, "commit-log", OPT_VALUE},
     {O_COMMIT_FORMAT, 0, "commit-log-format", OPT_VALUE},
     {O_COMMIT_DIGEST, 0, "commit-log-digest", OPT_VALUE},
+    {O_BREAK, 0, "break", OPT_VALUE},
+    {O_WATCH, 0, "watch", OPT_VALUE},
     {O_LOAD, 0, "load", OPT_VALUE},
     {O_DUMP, 0, "dump", OPT_VALUE},
     {O_DUMP_FILE, 0, "dump-file", OPT_VALUE},
@@ -154,6 +167,7 @@ static const npk_opt_def defs[] = {
 };
 
 #define MAX_LIST 16
+#define MAX_BREAKS 64
 
 typedef struct run_opts {
     const char *target, *config, *program, *trace, *timeline, *stats_out, *dump_file;
@@ -167,6 +181,8 @@ typedef struct run_opts {
     int trace_on, regs;
     const char *load[MAX_LIST], *dump[MAX_LIST], *write[MAX_LIST];
     int n_load, n_dump, n_write;
+    const char *brk[MAX_BREAKS], *watch[MAX_BREAKS];
+    int n_brk, n_watch;
     char settings[4096];   /* from the target-option shorthands */
 } run_opts;
 
@@ -264,6 +280,16 @@ static int parse(int argc, char **argv, run_opts *o)
             o->commit_digest = v;
             break;
         case O_DUMP_FILE: o->dump_file = v; break;
+        case O_BREAK:
+        case O_WATCH: {
+            int *n = id == O_BREAK ? &o->n_brk : &o->n_watch;
+            if (*n == MAX_BREAKS) {
+                npk_usage_error(prog, "at most %d --break and --watch options each", MAX_BREAKS);
+                return -1;
+            }
+            (id == O_BREAK ? o->brk : o->watch)[(*n)++] = v;
+            break;
+        }
         case O_LOAD:
         case O_DUMP:
         case O_WRITE: {
@@ -706,6 +732,74 @@ static int same_output(const char *a, const char *b)
     return canon(a, ca, sizeof ca) == 0 && canon(b, cb, sizeof cb) == 0 && strcmp(ca, cb) == 0;
 }
 
+/* --break ADDR|SYMBOL: a number, else a symbol of the program. Returns 0 or says why. */
+static int add_break(npk_machine *m, const char *arg)
+{
+    uint64_t pc;
+    if (npk_parse_u64(arg, &pc) != 0 && npk_symbol(m, arg, &pc) != NPK_OK) {
+        fprintf(stderr, "npukit: --break %s: not a number, and %s\n", arg, npk_error(m));
+        return -1;
+    }
+    if (npk_break_add(m, pc) != NPK_OK) {
+        fprintf(stderr, "npukit: --break %s: %s\n", arg, npk_error(m));
+        return -1;
+    }
+    return 0;
+}
+
+/* --watch [r:|w:|rw:]SPACE:ADDR[+LEN] or [r:|w:|rw:]SYMBOL[+LEN]. Returns 0 or says why. */
+static int add_watch(npk_machine *m, const char *arg)
+{
+    unsigned kind = NPK_WATCH_WRITE;
+    const char *p = arg;
+    if (strncmp(p, "rw:", 3) == 0)
+        kind = NPK_WATCH_READ | NPK_WATCH_WRITE, p += 3;
+    else if (strncmp(p, "r:", 2) == 0)
+        kind = NPK_WATCH_READ, p += 2;
+    else if (strncmp(p, "w:", 2) == 0)
+        p += 2;
+    char body[512];
+    if (!*p || strlen(p) >= sizeof body) {
+        fprintf(stderr, "npukit: --watch %s: expected [r:|w:|rw:]SPACE:ADDR[+LEN] or "
+                "[r:|w:|rw:]SYMBOL[+LEN]\n", arg);
+        return -1;
+    }
+    snprintf(body, sizeof body, "%s", p);
+    uint64_t len = 0, addr = 0;
+    char *plus = strrchr(body, '+');
+    if (plus) {
+        *plus = '\0';
+        if (npk_parse_u64(plus + 1, &len) != 0) {
+            fprintf(stderr, "npukit: --watch %s: LEN '%s' is not a number\n", arg, plus + 1);
+            return -1;
+        }
+    }
+    char *colon = strchr(body, ':');
+    npk_status st;
+    if (colon) {
+        *colon = '\0';
+        if (!body[0] || npk_parse_u64(colon + 1, &addr) != 0) {
+            fprintf(stderr, "npukit: --watch %s: expected SPACE:ADDR with ADDR a number\n", arg);
+            return -1;
+        }
+        st = npk_watch_add(m, body, addr, plus ? len : 1, kind, NULL);
+    } else {
+        uint64_t size = 0;
+        if (npk_symbol(m, body, &addr) != NPK_OK) {
+            fprintf(stderr, "npukit: --watch %s: %s\n", arg, npk_error(m));
+            return -1;
+        }
+        if (!plus)
+            len = npk_symbol_size(m, body, &size) == NPK_OK && size ? size : 1;
+        st = npk_watch_add(m, NULL, addr, len, kind, NULL);
+    }
+    if (st != NPK_OK) {
+        fprintf(stderr, "npukit: --watch %s: %s\n", arg, npk_error(m));
+        return -1;
+    }
+    return 0;
+}
+
 /* How the run ended, as the last line of the text statistics (rvnpu spec §11.8: the reason
  * and the full exit value). */
 static void print_stop(FILE *f, const npk_stop *s)
@@ -717,6 +811,8 @@ static void print_stop(FILE *f, const npk_stop *s)
         break;
     case NPK_STOP_BUDGET: fprintf(f, "  stop          budget: %s\n", s->message); break;
     case NPK_STOP_FAULT: fprintf(f, "  stop          fault: %s\n", s->message); break;
+    case NPK_STOP_BREAKPOINT:
+    case NPK_STOP_WATCHPOINT: fprintf(f, "  stop          %s\n", s->message); break;
     case NPK_STOP_NONE: fprintf(f, "  stop          none\n"); break;
     }
 }
@@ -912,6 +1008,12 @@ int npk_cmd_run(int argc, char **argv)
             goto out;
     if (do_loads(m, &o) != 0 || do_writes(m, &o) != 0)
         goto out;
+    for (int i = 0; i < o.n_brk; i++)
+        if (add_break(m, o.brk[i]) != 0)
+            goto out;
+    for (int i = 0; i < o.n_watch; i++)
+        if (add_watch(m, o.watch[i]) != 0)
+            goto out;
     if (o.trace_on) {
         trace = !o.trace ? stderr : strcmp(o.trace, "-") == 0 ? stdout : fopen(o.trace, "w");
         if (!trace) {
@@ -995,6 +1097,11 @@ int npk_cmd_run(int argc, char **argv)
     case NPK_STOP_FAULT:
         rc = NPK_EXIT_FAULT;
         fprintf(stderr, "npukit: %s\n", stop.message);
+        break;
+    case NPK_STOP_BREAKPOINT:
+    case NPK_STOP_WATCHPOINT:
+        rc = NPK_EXIT_BREAK;
+        fprintf(stderr, "npukit: stopped at %s\n", stop.message);
         break;
     case NPK_STOP_NONE:
         rc = NPK_EXIT_OK;

@@ -279,6 +279,7 @@ void npk_destroy(npk_machine *m)
     free(m->syms);
     npk_name_free(&m->globals);
     npk_obs_free(&m->obs);
+    npk_dbg_free(&m->dbg);
     free(m);
 }
 
@@ -286,6 +287,7 @@ npk_status npk_reset(npk_machine *m)
 {
     m->error[0] = '\0';
     m->commit_seq = 0;
+    npk_dbg_reset(m);
     if (m->obs.commit)
         m->obs.commit->seq = 0;
     npk_obs_clear_counts(&m->obs, m->target->n_mnemonics, m->target->n_units,
@@ -596,7 +598,10 @@ npk_status npk_run(npk_machine *m, uint64_t max_insns, npk_stop *stop)
     if (!m->loaded)
         return npk_fail(m, NPK_ERR_STATE, "%s: nothing loaded to run", m->target->name);
     npk_commit_drop_unused(m);
-    return m->target->run(m, m->state, max_insns, stop);
+    npk_dbg_run_begin(m);
+    npk_status st = m->target->run(m, m->state, max_insns, stop);
+    npk_dbg_run_end(m, stop);
+    return st;
 }
 
 /* Called once per instruction by embedding loops: it clears only what a stop record needs (not
@@ -614,9 +619,15 @@ npk_status npk_step(npk_machine *m, npk_stop *stop)
         return npk_fail(m, NPK_ERR_STATE, "%s: nothing loaded to run", m->target->name);
     if (m->obs.commit)
         npk_commit_drop_unused(m);
-    if (m->target->step)
-        return m->target->step(m, m->state, stop);
-    npk_status st = m->target->run(m, m->state, 1, stop);
+    npk_dbg_run_begin(m);
+    npk_status st;
+    if (m->target->step) {
+        st = m->target->step(m, m->state, stop);
+        npk_dbg_run_end(m, stop);
+        return st;
+    }
+    st = m->target->run(m, m->state, 1, stop);
+    npk_dbg_run_end(m, stop);
     if (st == NPK_OK && stop->reason == NPK_STOP_BUDGET) {
         stop->reason = NPK_STOP_NONE; /* one instruction retired, as asked: not a stop */
         stop->message[0] = '\0';
@@ -1014,7 +1025,8 @@ npk_status npk_stats_json(npk_machine *m, FILE *f)
 
 npk_status npk_stats_json_stop(npk_machine *m, const npk_stop *stop, FILE *f)
 {
-    static const char *const reasons[] = {"none", "exit", "budget", "fault"};
+    static const char *const reasons[] = {"none", "exit", "budget", "fault", "breakpoint",
+                                          "watchpoint"};
     npk_stats s;
     npk_stats_get(m, &s);
     fprintf(f, "{\"target\":");
@@ -1023,7 +1035,7 @@ npk_status npk_stats_json_stop(npk_machine *m, const npk_stop *stop, FILE *f)
     json_key(f, m->config);
     if (stop) {
         unsigned r = (unsigned)stop->reason;
-        fprintf(f, ",\"stop\":{\"reason\":\"%s\"", r < 4 ? reasons[r] : "none");
+        fprintf(f, ",\"stop\":{\"reason\":\"%s\"", r < 6 ? reasons[r] : "none");
         if (stop->reason == NPK_STOP_EXIT)
             fprintf(f, ",\"exit_code\":%lld", (long long)stop->exit_code);
         fprintf(f, ",\"pc\":%llu,\"message\":", (unsigned long long)stop->pc);

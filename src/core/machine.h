@@ -32,6 +32,8 @@ struct npk_machine {
     uint64_t commit_seq;     /* commit records delivered while no sink was kept */
     uint64_t commit_digest;  /* npk_commit_log_digest: memory writes longer than this many
                                 bytes print as a range and a CRC-32 (0: never) */
+    npk_dbg dbg;             /* breakpoints and watches (breakpoint.c); obs.dbg points here
+                                while any is set */
 };
 
 /* Create a machine for a target table directly (tests, and targets outside the registry);

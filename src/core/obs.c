@@ -83,7 +83,7 @@ void npk_obs_clear_counts(npk_obs *o, size_t n_mnemonics, size_t n_units, size_t
 
 void npk_obs_update_active(npk_obs *o)
 {
-    o->active = o->stats || o->trace || o->timeline || o->commit;
+    o->active = o->stats || o->trace || o->timeline || o->commit || o->dbg;
 }
 
 void npk_obs_retire(npk_machine *m, const npk_event *ev)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "npukit/npukit.h"
+#include "core/breakpoint.h"
 #include "core/commit.h"
 
 /* One retired instruction as the timing model saw it. */
@@ -33,6 +34,7 @@ typedef struct npk_obs {
     uint64_t *extra;         /* target counters, bumped by the target directly */
     npk_commit_sink *commit; /* commit records wanted (a callback or a log), else NULL: the
                                 observed loop builds one record per instruction */
+    npk_dbg *dbg;            /* breakpoints or watches set (core/breakpoint.h), else NULL */
 } npk_obs;
 
 static inline int npk_obs_active(const npk_obs *o)

@@ -719,7 +719,10 @@ npk_status npk_snapshot_info(const void *data, size_t size, const char *name, ch
 npk_status npk_snapshot_restore(npk_machine *m, const void *data, size_t size,
                                 const char *name)
 {
-    return restore_named(m, name ? name : "snapshot", data, size);
+    npk_status st = restore_named(m, name ? name : "snapshot", data, size);
+    if (st == NPK_OK)
+        npk_dbg_reset(m); /* a breakpoint stop before it says nothing about the new state */
+    return st;
 }
 
 npk_status npk_snapshot_restore_file(npk_machine *m, const char *path)
@@ -733,5 +736,7 @@ npk_status npk_snapshot_restore_file(npk_machine *m, const char *path)
         return npk_fail(m, st, "%s", err);
     st = restore_named(m, path, data, n);
     free(data);
+    if (st == NPK_OK)
+        npk_dbg_reset(m);
     return st;
 }

@@ -37,6 +37,13 @@ typedef struct npk_target {
     uint16_t elf_machine;         /* e_machine accepted by the ELF loader; 0 = no ELF */
     unsigned addr_bits;           /* width of program addresses (the pc): every word of a
                                      program lies below 2^addr_bits; 1 .. 64 (0: 64) */
+    /* The name of the program's address space when it is not one of the spaces (rvnpu:
+     * "bus", RAM and devices at their addresses): watchable (npk_watch_add), 2^addr_bits
+     * bytes. NULL: none. */
+    const char *bus_space;
+    /* The space program symbols address, for watches on a symbol (`npukit run --watch`):
+     * a space name, the bus_space, or NULL when symbols are not data addresses. */
+    const char *symbol_space;
 
     /* Create target state from parsed configuration. Must reject unknown keys and bad values
      * with npk_fail() naming the key, the value and the legal values. */

@@ -67,7 +67,7 @@ check_page() { # PAGE HELP_FILE
   # exit statuses: every number the help's exit-status text names
   local st
   section "$page" "EXIT STATUS" >"$T/exit"
-  for st in $(sed -n '/exit status/,$p' "$help" | grep -oE '\b(0|1|2|124|125|126)\b' | sort -u); do
+  for st in $(sed -n '/exit status/,$p' "$help" | grep -oE '\b(0|1|2|123|124|125|126)\b' | sort -u); do
     grep -qw -- "$st" "$T/exit" && ok || bad "$name: exit status $st (in --help) is not in EXIT STATUS"
   done
   # the version the command prints

@@ -478,9 +478,114 @@ static void commit(npk_machine *m, onpu_state *s, npk_commit_sink *c, const onpu
     npk_commit_end(m, c, 1, cycle);
 }
 
+/* ---- breakpoints and watchpoints (docs/breakpoints.md) ------------------------------------- */
+
+/* "pc N (byte 0x...): word 0x... (disassembly)" for stop messages. */
+static void describe(const onpu_state *s, uint64_t pc, char *out, size_t n)
+{
+    uint32_t w = word_at(s, pc);
+    char text[160];
+    onpu_disasm(w, &s->cfg, text, sizeof text);
+    snprintf(out, n, "pc %llu (byte 0x%llx): word 0x%08x (%s)", (unsigned long long)pc,
+             (unsigned long long)(4 * pc), w, text);
+}
+
+/* Register-file rows as accesses of "rf" (row r = bytes r*K .. r*K + K-1) and, where a watch
+ * wants them, of the "ve" and "vr" views (one byte per lane: the views interleave rows). */
+static void watch_rows(npk_machine *m, const onpu_state *s, uint32_t rows, unsigned kind)
+{
+    npk_dbg *d = npk_observers(m)->dbg;
+    unsigned K = s->cfg.K;
+    for (unsigned r = 0; r < s->cfg.L; r++) {
+        if (!(rows >> r & 1))
+            continue;
+        npk_watch_access(m, ONPU_SP_RF, (uint64_t)r * K, K, kind, s->rf + r * K);
+        for (unsigned cls = ONPU_VE; cls <= ONPU_VR; cls++) {
+            size_t sp = cls == ONPU_VE ? ONPU_SP_VE : ONPU_SP_VR;
+            if (!npk_watch_on(d, sp, kind))
+                continue;
+            unsigned bytes = 1u << cls, reg = r >> cls, b = r & (bytes - 1);
+            for (unsigned k = 0; k < K; k++)
+                npk_watch_access(m, sp, ((uint64_t)reg * K + k) * bytes + b, 1, kind,
+                                 s->rf + r * K + k);
+        }
+    }
+}
+
+/* All of P as accesses of "acc" (P[i][j] at (i*K + j)*4, little-endian). */
+static void watch_acc(npk_machine *m, const onpu_state *s, unsigned kind)
+{
+    if (!npk_watch_on(npk_observers(m)->dbg, ONPU_SP_ACC, kind))
+        return;
+    for (unsigned i = 0; i < s->cfg.K * s->cfg.K; i++) {
+        uint8_t b[4] = {(uint8_t)s->P[i], (uint8_t)(s->P[i] >> 8), (uint8_t)(s->P[i] >> 16),
+                        (uint8_t)(s->P[i] >> 24)};
+        npk_watch_access(m, ONPU_SP_ACC, 4 * (uint64_t)i, 4, kind, b);
+    }
+}
+
+static int64_t mem_ea(const onpu_state *s, const onpu_decoded *d)
+{
+    return (int64_t)onpu_lane_get(s, ONPU_VR, d->rs1, 0) + d->imm;
+}
+
+/* What the legal word in slot reads, before it runs: its source rows (S_n of §6.3), the
+ * data memory of a load, the LUT entries of a lookup, P of a keep feed. */
+static void watch_reads(npk_machine *m, const onpu_state *s, const onpu_slot *slot)
+{
+    const onpu_decoded *d = &slot->d;
+    unsigned K = s->cfg.K;
+    watch_rows(m, s, slot->src_rows, NPK_WATCH_READ);
+    if (onpu_mem_shapes[d->op].is_mem && !onpu_mem_shapes[d->op].store) {
+        int64_t ea = mem_ea(s, d);
+        unsigned n = mem_bytes(d, K);
+        if (ea >= 0 && npk_range_ok((uint64_t)ea, n, s->cfg.mem_size))
+            npk_watch_access(m, ONPU_SP_MEM, (uint64_t)ea, n, NPK_WATCH_READ, s->mem + ea);
+    }
+    if (d->op == ONPU_OP_VLUT_A || d->op == ONPU_OP_VLUT_B) {
+        unsigned bank = d->op - ONPU_OP_VLUT_A;
+        for (unsigned k = 0; k < K; k++) {
+            unsigned i = onpu_lane_get(s, ONPU_VX, d->rs1, k) & 0xFF;
+            npk_watch_access(m, ONPU_SP_LUTA + bank, i, 1, NPK_WATCH_READ, &s->lut[bank][i]);
+        }
+    }
+    if ((d->op == ONPU_OP_MMA || d->op == ONPU_OP_MMA_LAST) && d->keep)
+        watch_acc(m, s, NPK_WATCH_READ);
+}
+
+/* What the word in slot wrote (and the drain of mma.last read), after it ran: the rows it
+ * names as destinations (D_n) and any row whose bytes changed, the data memory of a store,
+ * the LUT bytes of vsetlut, P after an MMA instruction. */
+static void watch_writes(npk_machine *m, const onpu_state *s, const onpu_slot *slot,
+                         const uint8_t *rf_before)
+{
+    const onpu_decoded *d = &slot->d;
+    unsigned K = s->cfg.K;
+    if (d->op == ONPU_OP_MMA_LAST)
+        watch_acc(m, s, NPK_WATCH_READ);
+    if (onpu_mem_shapes[d->op].is_mem && onpu_mem_shapes[d->op].store) {
+        int64_t ea = mem_ea(s, d);
+        npk_watch_access(m, ONPU_SP_MEM, (uint64_t)ea, mem_bytes(d, K), NPK_WATCH_WRITE,
+                         s->mem + ea);
+    }
+    uint32_t rows = slot->dst_rows;
+    for (unsigned r = 0; r < s->cfg.L; r++)
+        if (memcmp(s->rf + r * K, rf_before + r * K, K) != 0)
+            rows |= 1u << r;
+    watch_rows(m, s, rows, NPK_WATCH_WRITE);
+    if (d->op == ONPU_OP_VSETLUT_A || d->op == ONPU_OP_VSETLUT_B) {
+        unsigned bank = d->op - ONPU_OP_VSETLUT_A, off = (unsigned)d->imm * 4 * K;
+        npk_watch_access(m, ONPU_SP_LUTA + bank, off, 4 * K, NPK_WATCH_WRITE,
+                         s->lut[bank] + off);
+    }
+    if (d->op == ONPU_OP_MMA || d->op == ONPU_OP_MMA_LAST || d->op == ONPU_OP_MMA_RESET)
+        watch_acc(m, s, NPK_WATCH_WRITE);
+}
+
 static inline uint64_t run_loop(npk_machine *m, onpu_state *s, uint64_t max, npk_stop *stop,
                                 int observed)
 {
+    npk_dbg *dbg = observed ? npk_observers(m)->dbg : NULL;
     uint64_t n = 0;
     while (s->pc < s->n_words && (!max || n < max)) {
         const onpu_slot *slot = &s->slots[s->pc];
@@ -503,19 +608,39 @@ static inline uint64_t run_loop(npk_machine *m, onpu_state *s, uint64_t max, npk
             }
         }
 #endif
+        if (observed && dbg && npk_break_hit(m, 4 * s->pc)) {
+            char where[256];
+            describe(s, s->pc, where, sizeof where);
+            npk_break_stop(m, stop, 4 * s->pc, where);
+            stop_word(stop, word_at(s, s->pc));
+            return n;
+        }
         npk_commit_sink *cs = observed ? npk_observers(m)->commit : NULL;
+        int watch = observed && dbg && dbg->kinds && slot->legal;
         uint8_t rf_before[ONPU_MAX_L * ONPU_MAX_K];
-        if (cs)
+        if (cs || watch)
             memcpy(rf_before, s->rf, (size_t)s->cfg.L * s->cfg.K);
+        if (watch)
+            watch_reads(m, s, slot);
         if (exec_one(s, slot, stop) == STOPPED) {
             if (observed)
                 npk_observers(m)->extra[ONPU_X_TRAPS]++;
+            if (observed && dbg)
+                npk_watch_drop(m); /* a trapped word changed nothing */
             return n;
         }
         if (observed)
             retire(m, s, slot, s->pc, cs, rf_before);
+        if (watch)
+            watch_writes(m, s, slot, rf_before);
         s->pc++;
         n++;
+        if (watch && dbg->pending) {
+            char where[256];
+            describe(s, s->pc - 1, where, sizeof where);
+            npk_watch_stop(m, stop, 4 * (s->pc - 1), 4 * s->pc, where);
+            return n;
+        }
     }
     return n;
 }
@@ -531,7 +656,7 @@ npk_status onpu_run(npk_machine *m, void *state, uint64_t max_insns, npk_stop *s
         run_loop(m, s, max_insns, stop, 0);
     if (observed && o->cycles)
         o->extra[ONPU_X_UTIL] = o->extra[ONPU_X_FEEDS] * 1000 / o->cycles;
-    if (stop->reason == NPK_STOP_FAULT)
+    if (stop->reason != NPK_STOP_NONE) /* a fault, a breakpoint or a watchpoint */
         return NPK_OK;
     if (s->pc >= s->n_words) {
         npk_stop_set(stop, NPK_STOP_EXIT, 4 * s->pc, "end of program after %llu words",

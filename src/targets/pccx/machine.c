@@ -466,6 +466,11 @@ static void commit(pccx_t *c, npk_commit_sink *cs, uint64_t idx, uint64_t w,
 
 int pccx_issue_word(pccx_t *c, uint64_t w)
 {
+    return pccx_issue_word_fp(c, w, NULL);
+}
+
+int pccx_issue_word_fp(pccx_t *c, uint64_t w, pccx_fp *fp_out)
+{
     if (c->halted)
         return PCCX_E_HALTED;
     npk_commit_sink *cs = npk_observers(c->m)->commit;
@@ -495,6 +500,8 @@ int pccx_issue_word(pccx_t *c, uint64_t w)
         commit(c, cs, c->issued, w, &eff, dropped, &fp, &before);
     c->counts[mnem]++;
     c->issued++;
+    if (fp_out)
+        *fp_out = fp;
     return PCCX_OK;
 }
 
@@ -752,11 +759,56 @@ static npk_status pccx_assemble_hook(npk_machine *m, void *state, const char *so
 
 /* ---- running a loaded program ------------------------------------------------------------------ */
 
+/* "instruction N (byte 0x...): word 0x... (disassembly)" for stop messages. */
+static void describe_insn(pccx_t *c, uint64_t i, char *out, size_t n)
+{
+    char text[160];
+    pccx_disasm(c->prog[i], c->ext, text, sizeof text);
+    snprintf(out, n, "instruction %" PRIu64 " (byte 0x%" PRIx64 "): word 0x%016" PRIx64 " (%s)",
+             i, 8 * i, c->prog[i], text);
+}
+
+/* An L2 element range as bytes of "l2" (element e at byte 2e). */
+static void watch_l2(npk_machine *m, pccx_t *c, pccx_range r, unsigned kind)
+{
+    if (r.hi > r.lo)
+        npk_watch_access(m, PCCX_SP_L2, 2 * r.lo, 2 * (r.hi - r.lo), kind, c->l2 + 2 * r.lo);
+}
+
+static void watch_host(npk_machine *m, pccx_t *c, pccx_range r, unsigned kind)
+{
+    if (r.hi > r.lo)
+        npk_watch_access(m, PCCX_SP_HOST, r.lo, r.hi - r.lo, kind, c->host + r.lo);
+}
+
+/* A constant-cache entry (bank * 64 + index, -1: none) as its 12 bytes of cc_fmap or
+ * cc_weight. */
+static void watch_cc(npk_machine *m, int e, unsigned kind)
+{
+    if (e >= 0)
+        npk_watch_access(m, e < (int)PCCX_CC_ENTRIES ? PCCX_SP_CC_FMAP : PCCX_SP_CC_WEIGHT,
+                         12 * (uint64_t)(e % PCCX_CC_ENTRIES), 12, kind, NULL);
+}
+
+/* The accesses of an issued instruction: its footprint (the ranges the timing model's hazards
+ * use, §11.4), reads first. Values are the memory's after the instruction. */
+static void watch_fp(npk_machine *m, pccx_t *c, const pccx_fp *fp)
+{
+    watch_l2(m, c, fp->l2_rd[0], NPK_WATCH_READ);
+    watch_l2(m, c, fp->l2_rd[1], NPK_WATCH_READ);
+    watch_host(m, c, fp->host_rd, NPK_WATCH_READ);
+    watch_cc(m, fp->cc_rd[0], NPK_WATCH_READ);
+    watch_cc(m, fp->cc_rd[1], NPK_WATCH_READ);
+    watch_l2(m, c, fp->l2_wr, NPK_WATCH_WRITE);
+    watch_host(m, c, fp->host_wr, NPK_WATCH_WRITE);
+    watch_cc(m, fp->cc_wr, NPK_WATCH_WRITE);
+}
+
 npk_status pccx_run(npk_machine *m, void *state, uint64_t max_insns, npk_stop *stop)
 {
     pccx_t *c = state;
     uint64_t done = 0;
-    (void)m;
+    npk_dbg *dbg = npk_observers(m)->dbg;
     while (c->pc < c->n_prog) {
         if (max_insns && done == max_insns) {
             pccx_emit_observed(c);
@@ -764,10 +816,21 @@ npk_status pccx_run(npk_machine *m, void *state, uint64_t max_insns, npk_stop *s
                          (unsigned long long)max_insns);
             return NPK_OK;
         }
+        if (dbg && npk_break_hit(m, 8 * c->pc)) {
+            char where[300];
+            pccx_emit_observed(c);
+            describe_insn(c, c->pc, where, sizeof where);
+            npk_break_stop(m, stop, 8 * c->pc, where);
+            stop->insn[0] = c->prog[c->pc];
+            stop->insn_bits = 64;
+            return NPK_OK;
+        }
         while (c->next_window < c->n_windows && c->windows[c->next_window].at <= c->pc)
             c->window = c->windows[c->next_window++].base;
         uint64_t w = c->prog[c->pc];
-        int rc = pccx_issue_word(c, w);
+        pccx_fp fp;
+        int watch = dbg && dbg->kinds;
+        int rc = pccx_issue_word_fp(c, w, watch ? &fp : NULL);
         if (rc != PCCX_OK) {
             pccx_tm_drain_time(c->tm);
             pccx_emit_observed(c);
@@ -781,6 +844,16 @@ npk_status pccx_run(npk_machine *m, void *state, uint64_t max_insns, npk_stop *s
         }
         c->pc++;
         done++;
+        if (watch) {
+            watch_fp(m, c, &fp);
+            if (dbg->pending) {
+                char where[300];
+                pccx_emit_observed(c);
+                describe_insn(c, c->pc - 1, where, sizeof where);
+                npk_watch_stop(m, stop, 8 * (c->pc - 1), 8 * c->pc, where);
+                return NPK_OK;
+            }
+        }
     }
     uint64_t end = pccx_tm_drain_time(c->tm);
     pccx_tm_sync(c->tm, 0);

@@ -108,6 +108,8 @@ struct pccx {
  * message), sets the halted state and is returned; nothing of the faulting instruction takes
  * effect. */
 int pccx_issue_word(pccx_t *c, uint64_t w);
+/* The same, handing back the instruction's footprint when it issued (fp_out may be NULL). */
+int pccx_issue_word_fp(pccx_t *c, uint64_t w, pccx_fp *fp_out);
 /* Execute a decoded, effective (§4.8 applied) instruction; fill its timing footprint. Checks
  * all of §6 before any effect; on error returns the code and writes `msg`. */
 int pccx_exec(pccx_t *c, const pccx_insn_t *d, pccx_fp *fp, char *msg, size_t msg_len);

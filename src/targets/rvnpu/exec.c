@@ -767,14 +767,110 @@ static void commit_before(rvnpu_state *s, commit_pre *p)
     p->st_value = d->op == RVNPU_OP_FSW ? s->f[d->rs2] : s->x[d->rs2];
 }
 
-/* The NPU's stores while records are made: each element is a memory effect (adjacent ones
- * merge into one), then the ordinary store. */
+/* ---- watchpoints (docs/breakpoints.md) ------------------------------------------------------- */
+
+/* The data access of a scalar load or store, and the registers of a read or write syscall,
+ * taken before the instruction runs (it may overwrite its own base register). */
+typedef struct watch_pre {
+    uint32_t addr, value;
+    unsigned len;          /* scalar access width, 0 for none */
+    int store;
+    int ecall;
+    uint32_t a0, a1, a2, a7;
+} watch_pre;
+
+static void watch_before(rvnpu_state *s, watch_pre *p)
+{
+    p->len = 0;
+    p->ecall = 0;
+    uint32_t off = s->pc - RVNPU_RAM_BASE;
+    if (off >= s->ram_size || (off & 3))
+        return;
+    const rvnpu_decoded *d = fetch(s);
+    p->store = 0;
+    switch ((rvnpu_op)d->op) {
+    case RVNPU_OP_LB: case RVNPU_OP_LBU: p->len = 1; break;
+    case RVNPU_OP_LH: case RVNPU_OP_LHU: p->len = 2; break;
+    case RVNPU_OP_LW: case RVNPU_OP_FLW: p->len = 4; break;
+    case RVNPU_OP_SB: p->len = 1, p->store = 1; break;
+    case RVNPU_OP_SH: p->len = 2, p->store = 1; break;
+    case RVNPU_OP_SW: case RVNPU_OP_FSW: p->len = 4, p->store = 1; break;
+    case RVNPU_OP_ECALL:
+        p->ecall = 1;
+        p->a0 = s->x[10], p->a1 = s->x[11], p->a2 = s->x[12], p->a7 = s->x[17];
+        return;
+    default: return;
+    }
+    p->addr = s->x[d->rs1] + (uint32_t)d->imm;
+    p->value = d->op == RVNPU_OP_FSW ? s->f[d->rs2] : s->x[d->rs2];
+}
+
+/* An access on the bus: a watch on "bus" sees it at its address, one on "ram" (space 0) at
+ * its offset when it lies in RAM. */
+static void watch_bus(npk_machine *m, rvnpu_state *s, uint32_t addr, const uint8_t *bytes,
+                      uint32_t len, unsigned kind)
+{
+    npk_watch_access(m, NPK_SPACE_BUS, addr, len, kind, bytes);
+    uint32_t off = addr - RVNPU_RAM_BASE;
+    if (off < s->ram_size && len <= s->ram_size - off)
+        npk_watch_access(m, 0, off, len, kind, bytes);
+}
+
+static void watch_value(npk_machine *m, rvnpu_state *s, uint32_t addr, uint32_t v, unsigned len,
+                        unsigned kind)
+{
+    uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    watch_bus(m, s, addr, b, len, kind);
+}
+
+/* The accesses of the retired instruction d: its scalar load or store, or the buffer of a
+ * read or write syscall (the NPU's go through the bus hooks as they happen). */
+static void watch_after(npk_machine *m, rvnpu_state *s, const watch_pre *p,
+                        const rvnpu_decoded *d)
+{
+    if (p->len && p->store) {
+        watch_value(m, s, p->addr, p->value, p->len, NPK_WATCH_WRITE);
+    } else if (p->len) {
+        /* the value loaded: its low bytes are in rd whatever the extension, except for x0 */
+        uint32_t off = p->addr - RVNPU_RAM_BASE, v;
+        if (d->op == RVNPU_OP_FLW)
+            v = s->f[d->rd];
+        else if (d->rd)
+            v = s->x[d->rd];
+        else
+            v = off < s->ram_size && p->len <= s->ram_size - off ? rvnpu_load(s, p->addr, p->len)
+                                                                  : 0;
+        watch_value(m, s, p->addr, v, p->len, NPK_WATCH_READ);
+    } else if (p->ecall && (p->a7 == 63 || p->a7 == 64) && (int32_t)s->x[10] > 0) {
+        /* read filled, write sent, a0 bytes at a1, all inside RAM (syscalls.c checked) */
+        uint32_t off = p->a1 - RVNPU_RAM_BASE, n = s->x[10];
+        if (off < s->ram_size && n <= s->ram_size - off)
+            watch_bus(m, s, p->a1, s->ram + off, n,
+                      p->a7 == 63 ? NPK_WATCH_WRITE : NPK_WATCH_READ);
+    }
+}
+
+/* The NPU's loads while read watches are set (the bus then has no RAM fast path, so every
+ * element comes here). */
+static uint32_t watch_bus_load(void *ctx, uint32_t addr, unsigned size)
+{
+    rvnpu_state *s = ctx;
+    uint32_t v = rvnpu_load(s, addr, size);
+    watch_value(s->m, s, addr, v, size, NPK_WATCH_READ);
+    return v;
+}
+
+/* The NPU's stores while records are made or writes watched: each element is a memory effect
+ * (adjacent ones merge into one) and a watched access, then the ordinary store. */
 static void commit_bus_store(void *ctx, uint32_t addr, uint32_t value, unsigned size)
 {
     rvnpu_state *s = ctx;
-    npk_commit_sink *c = npk_observers(s->m)->commit;
+    npk_obs *o = npk_observers(s->m);
+    npk_commit_sink *c = o->commit;
     if (c)
         npk_commit_mem_value(c, "bus", addr, value, size);
+    if (npk_watch_wants(o->dbg, NPK_WATCH_WRITE))
+        watch_value(s->m, s, addr, value, size, NPK_WATCH_WRITE);
     rvnpu_store(s, addr, value, size);
 }
 
@@ -875,14 +971,32 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
 {
     npk_obs *o = npk_observers(m);
     npk_commit_sink *cs = o->commit;
-    void (*bus_store)(void *, uint32_t, uint32_t, unsigned) = s->bus.store;
-    if (cs)
+    npk_dbg *dbg = o->dbg;
+    rvnpu_bus bus = s->bus;
+    if (cs || npk_watch_wants(dbg, NPK_WATCH_WRITE))
         s->bus.store = commit_bus_store;
+    if (npk_watch_wants(dbg, NPK_WATCH_READ)) {
+        s->bus.load = watch_bus_load;
+        s->bus.ram = NULL; /* every NPU load through the bus, where it is seen */
+    }
     uint64_t n = 0;
     while (!max || n < max) {
         const rvnpu_decoded *d;
         int taken = 0;
         uint32_t el = 0, pc = s->pc, word = 0;
+        if (dbg && npk_break_hit(m, pc)) {
+            char where[256];
+            describe(s, pc, where, sizeof where);
+            npk_break_stop(m, stop, pc, where);
+            if (fetch_word(s, pc, &word) == 0) {
+                stop->insn[0] = word;
+                stop->insn_bits = 32;
+            }
+            break;
+        }
+        watch_pre wp = {0};
+        if (dbg && dbg->kinds)
+            watch_before(s, &wp);
         int fetched = fetch_word(s, pc, &word) == 0;
         uint8_t bytes[4] = {(uint8_t)word, (uint8_t)(word >> 8), (uint8_t)(word >> 16),
                             (uint8_t)(word >> 24)};
@@ -893,6 +1007,8 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
         }
         int r = step(m, s, stop, &d, &taken, &el);
         if (r == TRAPPED || r == FAULTED) {
+            if (dbg)
+                npk_watch_drop(m); /* nothing of a trapped instruction happened */
             o->extra[RVNPU_X_TRAPS]++;
             if (cs)
                 commit_after(m, s, cs, &pre, d, word, 0, o->cycles);
@@ -920,10 +1036,22 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
         if (cs)
             commit_after(m, s, cs, &pre, d, word, 1, ev.start);
         npk_obs_retire(m, &ev);
-        if (r == RETIRED_STOP)
+        if (r == RETIRED_STOP) {
+            if (dbg)
+                npk_watch_drop(m); /* the program ended: that is the stop */
             break;
+        }
+        if (dbg && dbg->kinds) {
+            watch_after(m, s, &wp, d);
+            if (dbg->pending) {
+                char where[256];
+                describe(s, pc, where, sizeof where);
+                npk_watch_stop(m, stop, pc, s->pc, where);
+                break;
+            }
+        }
     }
-    s->bus.store = bus_store;
+    s->bus = bus;
     *done = n;
     return stop->reason != NPK_STOP_NONE;
 }

@@ -77,7 +77,7 @@ static TT_COLD int read_error(npk_machine *m, tt_state *s, npk_stop *stop, uint6
         if (TT_UNLIKELY(a_ < 0 || a_ >= (int64_t)ub_words))                                     \
             return read_error(m, s, stop, k, a_, chan, (unsigned)(lane));                       \
         (dst) = ub[a_];                                                                         \
-        if (TT_UNLIKELY(obs && s->trace_reads)) {                                               \
+        if (TT_UNLIKELY(obs && s->rec_reads)) {                                               \
             s->rd_ch[s->n_rd] = (uint8_t)(chan), s->rd_lane[s->n_rd] = (uint16_t)(lane);        \
             s->rd_addr[s->n_rd] = (int32_t)a_, s->rd_val[s->n_rd++] = s->ub[a_];                \
         }                                                                                       \
@@ -94,7 +94,7 @@ static TT_COLD int read_error(npk_machine *m, tt_state *s, npk_stop *stop, uint6
             return read_error(m, s, stop, k, (int64_t)a_, chan, (unsigned)(lane));              \
         uint16_t v_ = ub[a_];                                                                   \
         (dst) = (uint16_t)(v_ & -(uint16_t)on_);                                                \
-        if (TT_UNLIKELY(obs && s->trace_reads && on_)) {                                        \
+        if (TT_UNLIKELY(obs && s->rec_reads && on_)) {                                        \
             s->rd_ch[s->n_rd] = (uint8_t)(chan), s->rd_lane[s->n_rd] = (uint16_t)(lane);        \
             s->rd_addr[s->n_rd] = (int32_t)a_, s->rd_val[s->n_rd++] = v_;                       \
         }                                                                                       \
@@ -747,7 +747,7 @@ static void trace_edge(tt_state *s, FILE *f, uint64_t k, unsigned nw)
             fprintf(f, "W %llu %u %04X\n", (unsigned long long)k, best, s->ub[best]);
         prev = best, first = 0;
     }
-    for (unsigned i = 0; i < s->n_rd; i++)
+    for (unsigned i = 0; s->trace_reads && i < s->n_rd; i++)
         fprintf(f, "R %llu %s %u %ld %04X\n", (unsigned long long)k, tt_channel_names[s->rd_ch[i]],
                 s->rd_lane[i], (long)s->rd_addr[i], s->rd_val[i]);
     if (s->trace_regs)
@@ -802,6 +802,26 @@ static void timeline_edge(npk_machine *m, tt_state *s, const tt_cycle *c, uint64
 }
 
 /* ---- the run loop --------------------------------------------------------------------------- */
+
+/* The UB accesses of edge k as accesses of "ub" (word a at bytes 2a, 2a+1): the channel reads,
+ * then the writes in list order (docs/breakpoints.md). 1 when one met a watch (stop set). */
+static int watch_edge(npk_machine *m, tt_state *s, npk_stop *stop, uint64_t k)
+{
+    for (unsigned i = 0; i < s->n_rd; i++) {
+        uint8_t b[2] = {(uint8_t)s->rd_val[i], (uint8_t)(s->rd_val[i] >> 8)};
+        npk_watch_access(m, 0, 2 * (uint64_t)s->rd_addr[i], 2, NPK_WATCH_READ, b);
+    }
+    for (unsigned i = 0; i < s->n_wr; i++) {
+        uint8_t b[2] = {(uint8_t)s->wr_val[i], (uint8_t)(s->wr_val[i] >> 8)};
+        npk_watch_access(m, 0, 2 * (uint64_t)s->wr_addr[i], 2, NPK_WATCH_WRITE, b);
+    }
+    if (!npk_observers(m)->dbg->pending)
+        return 0;
+    char where[96];
+    snprintf(where, sizeof where, "cycle %llu (edge %llu)", (unsigned long long)(k - 1),
+             (unsigned long long)k);
+    return npk_watch_stop(m, stop, k - 1, k, where);
+}
 
 static int kind_of(const tt_cycle *c)
 {
@@ -901,9 +921,19 @@ npk_status tt_run(npk_machine *m, void *state, uint64_t max, npk_stop *stop)
             fast_loop_any(m, s, max, stop);
     } else {
         npk_commit_sink *cs = o->commit;
+        npk_dbg *dbg = o->dbg;
+        /* channel reads are gathered for the trace's R lines or for read watches */
+        s->rec_reads = s->trace_reads || npk_watch_wants(dbg, NPK_WATCH_READ);
         while (s->pc < s->prog.n && (!max || done < max)) {
             const tt_cycle *c = &s->prog.c[s->pc];
             uint64_t k = s->pc + 1;
+            if (dbg && npk_break_hit(m, s->pc)) {
+                char where[96];
+                snprintf(where, sizeof where, "cycle %llu (edge %llu)",
+                         (unsigned long long)s->pc, (unsigned long long)k);
+                npk_break_stop(m, stop, s->pc, where);
+                break;
+            }
             if (cs)
                 commit_begin(m, s, cs, c, k);
             if (step_n(m, s, c, k, stop, obs, s->N, s->ub, s->ub_words) == STOPPED)
@@ -919,11 +949,15 @@ npk_status tt_run(npk_machine *m, void *state, uint64_t max, npk_stop *stop)
             done++;
             if (cs)
                 commit_end(m, s, cs, c, k);
+            if (dbg && dbg->kinds && !c->rst && watch_edge(m, s, stop, k))
+                break;
         }
     }
     if (obs && o->timeline) /* the slices still open end with the run */
         for (unsigned tr = 0; tr < TT_N_TRACKS; tr++)
             track_close(m, s, tr, s->pc);
+    if (stop->reason == NPK_STOP_BREAKPOINT || stop->reason == NPK_STOP_WATCHPOINT)
+        return NPK_OK;
     if (stop->reason == NPK_STOP_FAULT) {
         if (o->trace)
             fprintf(o->trace, "# stopped: %s\n", stop->message);

@@ -68,6 +68,7 @@ typedef struct tt_state {
     size_t n_reset_at;
     int all_writes;              /* trace every UB write, not just changes */
     int trace_reads;             /* trace channel reads ("R" lines) */
+    int rec_reads;               /* gather channel reads (the trace's or read watches') */
     int trace_regs;              /* dump every register after each edge ("S" lines) */
     char *vcd_path;              /* write a VCD of the main signals (NULL: none) */
 

@@ -195,6 +195,17 @@ static int run_observed(npk_machine *m, toy_state *s, uint64_t max, uint64_t *do
     uint64_t n = 0;
     int r = GO_ON;
     while (!max || n < max) {
+        if (o->dbg && npk_break_hit(m, s->pc)) {
+            char where[200];
+            describe_word(s, s->pc, where, sizeof where);
+            npk_break_stop(m, stop, s->pc, where);
+            uint32_t w;
+            if (word_at(s, s->pc, &w)) {
+                stop->insn[0] = w;
+                stop->insn_bits = 32;
+            }
+            break;
+        }
         if (!pc_ok(m, s, stop))
             break;
         const toy_decoded *d = fetch(s);
@@ -222,6 +233,17 @@ static int run_observed(npk_machine *m, toy_state *s, uint64_t max, uint64_t *do
         npk_obs_retire(m, &ev);
         if (r == STOPPED)
             break;
+        if (o->dbg && (d->op == TOY_LD || d->op == TOY_ST)) {
+            /* the effective address is st_addr's formula; LD and ST are the only accesses */
+            npk_watch_access(m, 0, st_addr, 4, d->op == TOY_LD ? NPK_WATCH_READ : NPK_WATCH_WRITE,
+                             s->mem + st_addr);
+            if (o->dbg->pending) {
+                char where[200];
+                describe_word(s, pc, where, sizeof where);
+                npk_watch_stop(m, stop, pc, s->pc, where);
+                break;
+            }
+        }
     }
     *done = n;
     return r;

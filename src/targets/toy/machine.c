@@ -230,6 +230,7 @@ const npk_target npk_target_toy = {
     .insn_bytes = 4,
     .elf_machine = 0,
     .addr_bits = 32, /* the pc is 32 bits */
+    .symbol_space = "mem",
     .create = toy_create,
     .destroy = toy_destroy,
     .reset = toy_reset,
