@@ -357,8 +357,9 @@ int npk_watch_stop(npk_machine *m, npk_stop *stop, uint64_t pc, uint64_t next_pc
         snprintf(value, sizeof value, ", first 8 = 0x%016" PRIx64, h->value);
     npk_stop_set(stop, NPK_STOP_WATCHPOINT, next_pc,
                  "watchpoint %u (%s %s:0x%" PRIx64 "+%" PRIu64 "): %s of %" PRIu64
-                 " bytes at %s:0x%" PRIx64 "%s by %s", h->id, kinds[w ? w->kind & 3 : 0],
+                 " byte%s at %s:0x%" PRIx64 "%s by %s", h->id, kinds[w ? w->kind & 3 : 0],
                  h->space, w ? w->addr : 0, w ? w->len : 0, kinds[h->kind & 3], h->size,
-                 h->space, h->addr, value, where ? where : "the instruction");
+                 h->size == 1 ? "" : "s", h->space, h->addr, value,
+                 where ? where : "the instruction");
     return 1;
 }
