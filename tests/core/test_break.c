@@ -758,6 +758,27 @@ static void test_tinytpu(void)
     st = run_watch(m, (watch_case){"ub", 12, 4, NPK_WATCH_READ}, &h);
     NPK_CHECK(st.reason == NPK_STOP_EXIT);
     npk_destroy(m);
+    /* read watches gather the channel reads, but the trace shows them only with trace_reads:
+     * the trace with a (never hit) read watch is the trace without one */
+    char trace[2][8192];
+    for (int w = 0; w < 2; w++) {
+        m = tt_hand(&b);
+        FILE *tr = tmpfile();
+        npk_trace_text(m, tr);
+        if (w)
+            NPK_CHECK(npk_watch_add(m, "ub", 12, 4, NPK_WATCH_READ, NULL) == NPK_OK);
+        st = run_end(m);
+        NPK_CHECK(st.reason == NPK_STOP_EXIT);
+        npk_trace_text(m, NULL);
+        rewind(tr);
+        size_t n = fread(trace[w], 1, sizeof trace[w] - 1, tr);
+        trace[w][n] = '\0';
+        fclose(tr);
+        npk_destroy(m);
+    }
+    NPK_CHECK(strstr(trace[0], "W 9 6 0180\n") != NULL);
+    NPK_CHECK(strstr(trace[1], "\nR ") == NULL);
+    NPK_CHECK_EQ_STR(trace[1], trace[0]);
     npk_destroy(plain);
     tt_program_free(&b.p);
 }
