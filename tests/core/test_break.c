@@ -92,13 +92,16 @@ static void check_same_state(npk_machine *a, npk_machine *b, const char *what)
     }
 }
 
-/* Run to the end (through any number of stops of the kind `again`), return the last stop. */
+/* Run to the end through breakpoint and watchpoint stops (at most 64: a stop that repeats
+ * without progress fails instead of hanging), return the last stop. */
 static npk_stop run_end(npk_machine *m)
 {
     npk_stop st;
+    int n = 0;
     do
         NPK_CHECK(npk_run(m, 0, &st) == NPK_OK);
-    while (st.reason == NPK_STOP_BREAKPOINT || st.reason == NPK_STOP_WATCHPOINT);
+    while ((st.reason == NPK_STOP_BREAKPOINT || st.reason == NPK_STOP_WATCHPOINT) && ++n < 64);
+    NPK_CHECK(n < 64);
     return st;
 }
 
