@@ -49,7 +49,8 @@ static inline int npk_obs_active(const npk_obs *o)
  * trace, the timeline, and any new one that needs the observed loop - must make this false. */
 static inline int npk_obs_records_only(const npk_obs *o)
 {
-    return o->commit && !o->trace && !o->timeline;
+    return o->commit && !o->trace && !o->timeline && !o->dbg; /* breakpoints and watches:
+                                                                  the observed loop */
 }
 
 /* Report one retired instruction (observed loop only). */

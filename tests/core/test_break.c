@@ -313,6 +313,12 @@ static const char rv_src[] = "_start:\n"
 #define RV 0x80000000u
 #define BUF (RV + 0x2c)
 
+static void count_rec(npk_machine *m, const npk_commit *c, void *ctx)
+{
+    (void)m, (void)c;
+    ++*(size_t *)ctx;
+}
+
 static void test_rvnpu(void)
 {
     npk_machine *plain = make_asm("rvnpu", rv_src);
@@ -337,6 +343,29 @@ static void test_rvnpu(void)
     NPK_CHECK(st.reason == NPK_STOP_EXIT && st.exit_code == 0x33);
     NPK_CHECK_EQ_U64(insns(m), 11);
     check_same_state(plain, m, "rvnpu breakpoint");
+    npk_destroy(m);
+
+    /* with a commit callback too: rvnpu's recording loop serves callbacks alone, so a
+     * breakpoint must send the run to the observed loop (it ran past it before) */
+    m = make_asm("rvnpu", rv_src);
+    size_t n_rec = 0;
+    NPK_CHECK(npk_on_commit(m, count_rec, &n_rec) == NPK_OK);
+    NPK_CHECK(npk_break_add(m, RV + 0x10) == NPK_OK);
+    NPK_CHECK(npk_run(m, 0, &st) == NPK_OK);
+    NPK_CHECK(st.reason == NPK_STOP_BREAKPOINT && st.pc == RV + 0x10);
+    NPK_CHECK_EQ_U64(n_rec, 4);
+    st = run_end(m);
+    NPK_CHECK(st.reason == NPK_STOP_EXIT && n_rec == 11);
+    npk_destroy(m);
+    /* and a read watch (lw at 0x14 reads buf + 8): the recording loop sees no loads */
+    m = make_asm("rvnpu", rv_src);
+    n_rec = 0;
+    unsigned wid = 0;
+    NPK_CHECK(npk_on_commit(m, count_rec, &n_rec) == NPK_OK);
+    NPK_CHECK(npk_watch_add(m, "bus", BUF + 8, 4, NPK_WATCH_READ, &wid) == NPK_OK);
+    NPK_CHECK(npk_run(m, 0, &st) == NPK_OK);
+    NPK_CHECK(st.reason == NPK_STOP_WATCHPOINT && st.pc == RV + 0x18);
+    NPK_CHECK_EQ_U64(n_rec, 6);
     npk_destroy(m);
 
     npk_watch_hit h;
