@@ -99,6 +99,7 @@ void npk_target_list(char *buf, size_t n);
 int npk_cmd_asm(int argc, char **argv);
 int npk_cmd_disasm(int argc, char **argv);
 int npk_cmd_run(int argc, char **argv);
+int npk_cmd_debug(int argc, char **argv);
 int npk_cmd_info(int argc, char **argv);
 int npk_cmd_demo(int argc, char **argv);
 int npk_cmd_compile(int argc, char **argv);

@@ -11,6 +11,7 @@ static const struct {
     {"asm", npk_cmd_asm, "assemble a source file into a program image"},
     {"disasm", npk_cmd_disasm, "disassemble a program image"},
     {"run", npk_cmd_run, "run a program (assembly, image or ELF) on a simulated machine"},
+    {"debug", npk_cmd_debug, "debug a program: step, break, watch, inspect (line or batch)"},
     {"info", npk_cmd_info, "list targets, or describe one target and its configuration"},
     {"demo", npk_cmd_demo, "run the built-in showcase programs"},
     {"compile", npk_cmd_compile, "compile an MLP training step into a tinytpu control stream"},
@@ -54,6 +55,7 @@ static void usage(FILE *f)
             "\n"
             "exit status:\n"
             "  asm, disasm, info, demo, compile: 0 success, 1 errors in the input, 2 usage error\n"
+            "  debug: 0 session ended, 1 a --batch command failed, 125 could not start\n"
             "  run: the program's own exit status when it ends normally (0 for targets\n"
             "       without an exit call), 124 instruction or cycle budget exhausted,\n"
             "       125 the run could not start or npukit could not write an output,\n"
@@ -101,7 +103,7 @@ static int dispatch(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(cmd, commands[i].name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "npukit: unknown command '%s' (commands: asm, disasm, run, info, demo, compile; "
+    fprintf(stderr, "npukit: unknown command '%s' (commands: asm, disasm, run, debug, info, demo, compile; "
                     "see 'npukit --help')\n", cmd);
     return NPK_EXIT_USAGE;
 }
