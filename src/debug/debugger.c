@@ -164,8 +164,14 @@ static void copy_out(npk_debugger *d, long from, long to, FILE *f)
 static void echo_new(npk_debugger *d)
 {
     long len = out_len(d);
-    if (d->echo && len > d->echoed)
+    if (d->echo && len > d->echoed) {
         copy_out(d, d->echoed, len, d->echo);
+        /* the views that follow start on a line of their own */
+        fseek(d->cap, len - 1, SEEK_SET);
+        if (fgetc(d->cap) != '\n')
+            fputc('\n', d->echo);
+        fseek(d->cap, 0, SEEK_END);
+    }
     d->echoed = len;
 }
 
@@ -571,7 +577,17 @@ int npk_debugger_view_disasm(npk_debugger *d, unsigned count, FILE *out, char *e
     return 0;
 }
 
-void npk_debugger_view_output(npk_debugger *d, FILE *out) { copy_out(d, 0, out_len(d), out); }
+void npk_debugger_view_output(npk_debugger *d, FILE *out)
+{
+    long len = out_len(d);
+    copy_out(d, 0, len, out);
+    if (len > 0) {
+        fseek(d->cap, len - 1, SEEK_SET);
+        if (fgetc(d->cap) != '\n')
+            fputs("\n\\ no newline at the end of the output\n", out);
+        fseek(d->cap, 0, SEEK_END);
+    }
+}
 
 int npk_debugger_view_stats(npk_debugger *d, FILE *out) { return npk_stats_print(d->m, out) == NPK_OK ? 0 : -1; }
 
@@ -602,7 +618,10 @@ static void report_stop(npk_debugger *d, FILE *out)
         for (size_t i = 0; i < d->n_pts; i++)
             if (!d->pts[i].is_watch && d->pts[i].pc == s->pc)
                 fprintf(out, "breakpoint %u, ", d->pts[i].num);
-        fprintf(out, "stopped at pc 0x%" PRIx64 "\n", s->pc);
+        if (is_target(d, "tinytpu"))
+            fprintf(out, "stopped before cycle record %" PRIu64 "\n", s->pc);
+        else
+            fprintf(out, "stopped at pc 0x%" PRIx64 "\n", s->pc);
         break;
     case NPK_STOP_WATCHPOINT: {
         npk_watch_hit h = d->hit;
@@ -701,8 +720,9 @@ static int go_to(npk_debugger *d, uint64_t target, char *err, size_t n)
     while (k > 0 && d->ck[k - 1].insns > target)
         k--;
     if (k == 0)
-        return fail(err, n, "no snapshot to go back from (%s cannot save its state here)",
-                    d->target);
+        return fail(err, n, "cannot go back to instruction %" PRIu64 ": this history starts at "
+                    "instruction %" PRIu64 " (the start, or the last 'load')", target,
+                    d->n_ck ? d->ck[0].insns : 0);
     ckpt *c = &d->ck[k - 1];
     if (npk_snapshot_restore(d->m, c->data, c->size, "checkpoint") != NPK_OK)
         return fail(err, n, "%s", npk_error(d->m));
@@ -1082,10 +1102,12 @@ static int cmd_break(npk_debugger *d, int argc, char **argv, FILE *out, char *er
     memset(p, 0, sizeof *p);
     p->num = d->next_num++;
     p->pc = pc;
+    int tt = is_target(d, "tinytpu");
     if (npk_parse_u64(argv[1], &pc) == 0)
-        snprintf(p->desc, sizeof p->desc, "pc 0x%" PRIx64, p->pc);
+        snprintf(p->desc, sizeof p->desc, tt ? "cycle record %" PRIu64 : "pc 0x%" PRIx64, p->pc);
     else
-        snprintf(p->desc, sizeof p->desc, "pc 0x%" PRIx64 " (%s)", p->pc, argv[1]);
+        snprintf(p->desc, sizeof p->desc, tt ? "cycle record %" PRIu64 " (%s)" : "pc 0x%" PRIx64 " (%s)",
+                 p->pc, argv[1]);
     fprintf(out, "breakpoint %u at %s\n", p->num, p->desc);
     return 0;
 }

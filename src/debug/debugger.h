@@ -36,7 +36,9 @@ void npk_debugger_view_where(npk_debugger *d, FILE *out);      /* insn, cycle, p
 void npk_debugger_view_regs(npk_debugger *d, FILE *out);       /* every register, '*' = changed */
 int npk_debugger_view_npu(npk_debugger *d, FILE *out);         /* the target's NPU or engine state */
 int npk_debugger_view_disasm(npk_debugger *d, unsigned count, FILE *out, char *err, size_t n);
-void npk_debugger_view_output(npk_debugger *d, FILE *out);     /* the guest's output so far */
+void npk_debugger_view_output(npk_debugger *d, FILE *out); /* the guest's output so far; when
+                                                       it does not end in a newline, a line
+                                                       "\\ no newline at the end ..." follows */
 int npk_debugger_view_stats(npk_debugger *d, FILE *out);
 void npk_debugger_view_breaks(npk_debugger *d, FILE *out);
 
