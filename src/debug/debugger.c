@@ -317,9 +317,21 @@ void npk_debugger_view_where(npk_debugger *d, FILE *out)
                 cycles, pc, dis[0] ? "  " : "", dis);
 }
 
+/* One line of the registers view, without trailing blanks. */
+static void flush_line(char *line, FILE *out)
+{
+    size_t n = strlen(line);
+    while (n > 0 && line[n - 1] == ' ')
+        line[--n] = '\0';
+    if (n)
+        fprintf(out, "%s\n", line);
+    line[0] = '\0';
+}
+
 void npk_debugger_view_regs(npk_debugger *d, FILE *out)
 {
     uint8_t buf[1024];
+    char line[512] = "";
     size_t col = 0, width = 8;
     for (size_t i = 0; i < d->n_regs; i++)
         if (strlen(npk_reg(d->m, i)->name) > width)
@@ -334,23 +346,23 @@ void npk_debugger_view_regs(npk_debugger *d, FILE *out)
         int changed = d->have_prev && memcmp(buf, d->prev + d->off[i], nb) != 0;
         char hex[2 * sizeof buf + 4];
         hex_bytes(buf, nb, hex, sizeof hex);
-        if (r->bits > 64) {
-            if (col)
-                fputc('\n', out);
-            fprintf(out, "%-*s %s%s\n", (int)width, r->name, hex, changed ? "*" : "");
+        if (changed)
+            strcat(hex, "*");
+        if (r->bits > 64) {   /* a wide register on a line of its own */
+            flush_line(line, out);
+            fprintf(out, "%-*s %s\n", (int)width, r->name, hex);
             col = 0;
             continue;
         }
-        if (changed)
-            strcat(hex, "*");
-        fprintf(out, "%s%-*s %-19s", col ? " " : "", (int)width, r->name, hex);
+        size_t len = strlen(line);
+        snprintf(line + len, sizeof line - len, "%s%-*s %-19s", col ? " " : "", (int)width,
+                 r->name, hex);
         if (++col == per) {
-            fputc('\n', out);
+            flush_line(line, out);
             col = 0;
         }
     }
-    if (col)
-        fputc('\n', out);
+    flush_line(line, out);
 }
 
 /* A register's bytes as lanes of type t, "NAME = [a, b, ...]" (one value: "NAME = a"). */
