@@ -19,7 +19,7 @@
 #include "core/config.h"
 
 #define MAX_POINTS 64
-#define MAX_CKPT 256
+#define MAX_CKPT 64        /* each holds the whole machine (rvnpu: its RAM) */
 #define CHUNK ((uint64_t)1 << 20)   /* continue runs in chunks; a snapshot after each */
 
 typedef struct point {
@@ -760,11 +760,7 @@ static int go_to(npk_debugger *d, uint64_t target, char *err, size_t n)
     memset(&d->stop, 0, sizeof d->stop);
     d->stop.pc = cur_pc(d);
     d->ended = 0;
-    long len = out_len(d);
-    if (d->echoed > len)
-        d->echoed = len;
-    else
-        d->echoed = len;   /* re-executed output was shown when it first ran */
+    d->echoed = out_len(d);   /* re-executed output was shown when it first ran */
     return 0;
 }
 
@@ -991,6 +987,10 @@ static int cmd_step(npk_debugger *d, int argc, char **argv, int over, FILE *out,
             return fail(err, n, "%s", npk_error(d->m));
         if (st.reason != NPK_STOP_NONE)
             break;
+        if (d->intr && *d->intr) {
+            *d->intr = 0;
+            break;
+        }
     }
     set_stop(d, &st);
     echo_new(d);
