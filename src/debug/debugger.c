@@ -1154,31 +1154,27 @@ static int cmd_watch(npk_debugger *d, int argc, char **argv, FILE *out, char *er
         has_len = 1;
     }
     npk_status st;
+    unsigned id = 0;
     if (strchr(body, ':')) {
         if (mem_ref(d, body, space, sizeof space, &addr, err, n) != 0)
             return -1;
-        st = npk_watch_add(d->m, space, addr, len, kind, NULL);
+        st = npk_watch_add(d->m, space, addr, len, kind, &id);
     } else {
         if (npk_symbol(d->m, body, &addr) != NPK_OK)
             return fail(err, n, "watch %s: %s", argv[a], npk_error(d->m));
         uint64_t size = 0;
         if (!has_len)
             len = npk_symbol_size(d->m, body, &size) == NPK_OK && size ? size : 1;
-        st = npk_watch_add(d->m, NULL, addr, len, kind, NULL);
+        st = npk_watch_add(d->m, NULL, addr, len, kind, &id);
         snprintf(space, sizeof space, "%s", body);
     }
     if (st != NPK_OK)
         return fail(err, n, "watch %s: %s", argv[a], npk_error(d->m));
-    /* npk_watch_add numbers watches from 1 up in order; the newest has the highest id */
-    unsigned id = 0;
-    for (size_t i = 0; i < d->n_pts; i++)
-        if (d->pts[i].is_watch && d->pts[i].id > id)
-            id = d->pts[i].id;
     point *p = &d->pts[d->n_pts++];
     memset(p, 0, sizeof *p);
     p->num = d->next_num++;
     p->is_watch = 1;
-    p->id = id + 1;
+    p->id = id;
     snprintf(p->desc, sizeof p->desc, "%s %s:0x%" PRIx64 "+%" PRIu64, ks,
              strchr(body, ':') ? space : body, addr, len);
     fprintf(out, "watchpoint %u: %s\n", p->num, p->desc);
@@ -1203,10 +1199,10 @@ static int cmd_delete(npk_debugger *d, int argc, char **argv, FILE *out, char *e
             i++;
         if (i == d->n_pts)
             return fail(err, n, "no breakpoint or watchpoint %s", argv[a]);
-        if (d->pts[i].is_watch)
-            npk_watch_remove(d->m, d->pts[i].id);
-        else
-            npk_break_remove(d->m, d->pts[i].pc);
+        npk_status st = d->pts[i].is_watch ? npk_watch_remove(d->m, d->pts[i].id)
+                                           : npk_break_remove(d->m, d->pts[i].pc);
+        if (st != NPK_OK)
+            return fail(err, n, "delete %s: %s", argv[a], npk_error(d->m));
         memmove(&d->pts[i], &d->pts[i + 1], (d->n_pts - i - 1) * sizeof d->pts[0]);
         d->n_pts--;
     }
