@@ -15,6 +15,7 @@ static const struct {
     {"info", npk_cmd_info, "list targets, or describe one target and its configuration"},
     {"demo", npk_cmd_demo, "run the built-in showcase programs"},
     {"compile", npk_cmd_compile, "compile an MLP training step into a tinytpu control stream"},
+    {"gdb", npk_cmd_gdb, "serve rvnpu firmware to GDB (remote serial protocol over TCP)"},
 };
 
 const char *npk_cli_command(size_t i)
@@ -60,6 +61,8 @@ static void usage(FILE *f)
             "       without an exit call), 124 instruction or cycle budget exhausted,\n"
             "       125 the run could not start or npukit could not write an output,\n"
             "       126 the program stopped on an unhandled fault\n"
+            "  gdb: the firmware's exit status when it ended, 0 when the session ended with it\n"
+            "       stopped, 125 could not start, 126 a fault after a detach\n"
             "  an output that cannot be written (a full disk, standard output closed) is an\n"
             "  error: 'npukit: FILE: write error: REASON', status 1 (125 for run)\n",
             list);
@@ -103,7 +106,7 @@ static int dispatch(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(cmd, commands[i].name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "npukit: unknown command '%s' (commands: asm, disasm, run, debug, info, demo, compile; "
+    fprintf(stderr, "npukit: unknown command '%s' (commands: asm, disasm, run, debug, info, demo, compile, gdb; "
                     "see 'npukit --help')\n", cmd);
     return NPK_EXIT_USAGE;
 }
