@@ -542,7 +542,7 @@ static void cmd_Z(gdb_session *s, const char *p, int insert)
         r_err(s, E_SYNTAX);
         return;
     }
-    if (*p && *p != ';') {  /* conditions and commands (";X...") are not evaluated here */
+    if (*p) {   /* conditions and commands (";X..."): not announced, not evaluated here */
         r_err(s, E_SYNTAX);
         return;
     }

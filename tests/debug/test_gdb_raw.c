@@ -284,6 +284,7 @@ static void good_and_bad_packets(void)
     CHECK_REPLY("Z0,80000002,4", "E02");          /* not a multiple of 4 */
     CHECK_REPLY("Z0,zz,4", "E01");
     CHECK_REPLY("Z9,80000000,4", "E01");
+    CHECK_REPLY("Z0,80000000,4;X2,0a01", "E01");  /* a condition list: not announced */
     CHECK_REPLY("z0,80000100,4", "E04");          /* none there */
     CHECK_REPLY("Z2,fffffffe,4", "E02");          /* past the end of the bus */
     CHECK_REPLY("Z2,80001000,0", "E01");
