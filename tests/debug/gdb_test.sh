@@ -18,14 +18,16 @@ cleanup() {
 trap cleanup EXIT
 . "$(dirname "$0")/../cli/expect.sh"
 
-# start the server; PORT is its port
+# start the server (extra options: "$@"; BIND: the address it says it listens on); PORT is
+# its port
 start_server() {
   rm -f "$T/srv.out" "$T/srv.err" && : >"$T/srv.err"   # no port of the last server
-  "$NPK" gdb --port 0 "$FW" >"$T/srv.out" 2>>"$T/srv.err" &
+  "$NPK" gdb --port 0 "$@" "$FW" >"$T/srv.out" 2>>"$T/srv.err" &
   SPID=$!
   PORT=
+  local addr=${BIND:-127.0.0.1}
   for _ in $(seq 100); do
-    PORT=$(sed -n 's/^npukit gdb: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$T/srv.err")
+    PORT=$(sed -n "s/^npukit gdb: listening on ${addr//./\\.}:\([0-9][0-9]*\)\$/\1/p" "$T/srv.err")
     [ -n "$PORT" ] && return 0
     sleep 0.1
   done
@@ -88,6 +90,7 @@ if start_server; then
   sleep 0.5
   kill -INT "$GPID" 2>/dev/null
   wait_gdb
+  grep -q warning "$T/srv.err" && bad "session 1: a warning for 127.0.0.1" || ok
   has 'Breakpoint 1, main () at'
   has_re '^compute \(a=6, b=7\) at .*gdb_fw.c:[0-9]+'
   has '$1 = 43'                        # counter = 6 * 7 + 1
@@ -156,4 +159,15 @@ if start_server; then
     bad "session 4: no message about the closed connection"
 fi
 
+# 5: --bind elsewhere than the loopback: a warning; the session still works (over loopback)
+if BIND=0.0.0.0 start_server --bind 0.0.0.0; then
+  grep -q '^npukit gdb: warning: listening on 0.0.0.0, not the loopback: anyone who can reach it' \
+    "$T/srv.err" && ok || bad "session 5: no warning for --bind 0.0.0.0"
+  run_gdb -ex 'print $pc' -ex 'kill'
+  wait_gdb
+  has_re '^\$1 = \(void \(\*\)\(\)\) 0x80000000 <_start>$'
+  server_status; st=$ST
+  [ "$st" = 0 ] && ok || bad "session 5: server exit $st, want 0"
+  show_on_fail
+fi
 finish
