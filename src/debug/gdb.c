@@ -238,8 +238,10 @@ static int get_packet(gdb_session *s)
             send_packet(s, "E01", 3);
             continue;
         }
-        if (!s->no_ack && send_all(s, "+", 1) != 0)
-            return 0;
+        /* the packet counts even when its ack cannot be sent: GDB closes the connection
+         * right after a `k` */
+        if (!s->no_ack)
+            send_all(s, "+", 1);
         return 1;
     }
 }

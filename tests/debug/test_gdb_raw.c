@@ -37,6 +37,10 @@ static npk_machine *machine(int spin)
         fprintf(stderr, "%s\n", err);
         exit(2);
     }
+    static FILE *devnull;   /* the firmware's output is not the test's */
+    if (!devnull)
+        devnull = fopen("/dev/null", "w");
+    npk_set_output(m, devnull, devnull);
     npk_status st = spin ? npk_load_asm(m, spin_src, "spin.s", stderr)
                          : npk_load_file(m, elf_path, stderr);
     if (st != NPK_OK) {
@@ -402,6 +406,72 @@ static void good_and_bad_packets(void)
     npk_destroy(ref);
 }
 
+/* A watchpoint hit is reported before the accessing instruction (GDB's RISC-V rule): the
+ * stub goes back to a snapshot and re-executes. The state it then shows must be a forward
+ * run's to the same point: registers and instruction count against a second machine run
+ * n - 1 instructions with the library alone. */
+static void watch_rewind(void)
+{
+    const uint64_t lo = 0x800ff000u, len = 0x1000;   /* the top of hello's stack */
+    npk_machine *ref = machine(0);
+    npk_stats_enable(ref, 1);
+    unsigned id;
+    npk_stop st;
+    npk_watch_hit h;
+    NPK_CHECK_EQ_U64(npk_watch_add(ref, "bus", lo, len, NPK_WATCH_WRITE, &id), NPK_OK);
+    NPK_CHECK_EQ_U64(npk_run(ref, 0, &st), NPK_OK);
+    NPK_CHECK_EQ_U64(st.reason, NPK_STOP_WATCHPOINT);
+    NPK_CHECK_EQ_U64(npk_watch_last_hit(ref, &h), NPK_OK);
+    npk_stats stats;
+    NPK_CHECK_EQ_U64(npk_stats_get(ref, &stats), NPK_OK);
+    uint64_t n = stats.insns;
+    NPK_CHECK(n > 1);
+    npk_destroy(ref);
+
+    /* the state before the n-th instruction, by a forward run */
+    npk_machine *fwd = machine(0);
+    NPK_CHECK_EQ_U64(npk_run(fwd, n - 1, &st), NPK_OK);
+    NPK_CHECK_EQ_U64(st.reason, NPK_STOP_BUDGET);
+    const npk_gdb_target *t = npk_gdb_target_for("rvnpu");
+    static char want_g[1024];
+    size_t k = 0;
+    for (size_t i = 0; i < t->n_regs; i++) {
+        uint64_t v = 0;
+        NPK_CHECK_EQ_U64(npk_reg_read(fwd, t->regs[i].npk, &v), NPK_OK);
+        for (unsigned b = 0; b < t->regs[i].bits / 8; b++)
+            k += (size_t)sprintf(want_g + k, "%02x", (unsigned)(v >> (8 * b)) & 0xff);
+    }
+    NPK_CHECK_EQ_U64(npk_reg_read(fwd, "pc", &st.pc), NPK_OK);
+    NPK_CHECK_EQ_U64(st.pc, h.pc);
+    npk_destroy(fwd);
+
+    pid_t pid;
+    fd = start(0, &pid);
+    no_ack = 0;
+    char q[128], want[128];
+    snprintf(q, sizeof q, "Z2,%llx,%llx", (unsigned long long)lo, (unsigned long long)len);
+    CHECK_REPLY(q, "OK");
+    snprintf(want, sizeof want, "T05watch:%llx;thread:01;", (unsigned long long)h.addr);
+    CHECK_REPLY("c", want);
+    CHECK_REPLY("g", want_g);
+    char text[8192];
+    rcmd(q, "stats");
+    unhex_text(text, ask(q));
+    char line[64];
+    snprintf(line, sizeof line, "\n  instructions  %llu\n", (unsigned long long)(n - 1));
+    NPK_CHECK_CONTAINS(text, line);
+    /* GDB's next move: the watchpoint out, one step over the store, back in */
+    snprintf(q, sizeof q, "z2,%llx,%llx", (unsigned long long)lo, (unsigned long long)len);
+    CHECK_REPLY(q, "OK");
+    CHECK_REPLY("s", "T05thread:01;");
+    hex32(want, (uint32_t)h.pc + 4);
+    CHECK_REPLY("p20", want);
+    CHECK_REPLY("c", "W00");
+    send_pkt("k");
+    close(fd);
+    NPK_CHECK_EQ_U64(finish(pid), 10 + NPK_GDB_KILLED);
+}
+
 static void interrupt_and_drop(void)
 {
     /* Ctrl-C during a continue of a program that never ends: the stop reply (SIGINT) comes
@@ -475,6 +545,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     alarm(60);
     good_and_bad_packets();
+    watch_rewind();
     interrupt_and_drop();
     listen_socket();
     return npk_test_done();
