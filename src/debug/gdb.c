@@ -843,7 +843,8 @@ static void cmd_rcmd(gdb_session *s, const char *p)
             s->exited = 0;
             s->stop = (npk_stop){0};
             snprintf(s->stop_reply, sizeof s->stop_reply, "T05thread:01;");
-            fprintf(f, "the machine is as the program was loaded: pc 0x%08llx\n",
+            fprintf(f, "the machine is as the program was loaded: pc 0x%08llx (GDB keeps "
+                       "the registers it read: 'flushregs')\n",
                     (unsigned long long)pc);
         } else {
             fprintf(f, "reset failed: %s\n",
@@ -874,7 +875,7 @@ static void cmd_rcmd(gdb_session *s, const char *p)
     } else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "") == 0) {
         fprintf(f, "monitor commands:\n"
                    "  stats      instructions, cycles, instruction mix, units (npukit run --stats)\n"
-                   "  reset      the machine as the program was loaded\n"
+                   "  reset      the machine as the program was loaded (then 'flushregs')\n"
                    "  npu        the NPU registers (also 'npu state')\n"
                    "  isa-rev    the NPU ISA revision\n"
                    "  help       this list\n");

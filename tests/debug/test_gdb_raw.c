@@ -382,6 +382,17 @@ static void good_and_bad_packets(void)
     CHECK_REPLY("?", "W00");
     CHECK_REPLY("c", "E03");                      /* nothing left to run */
     CHECK_REPLY("C05x", "E01");
+    /* monitor reset: the machine as loaded, runnable again */
+    rcmd(q, "reset");
+    unhex_text(text, ask(q));
+    snprintf(want, sizeof want, "the machine is as the program was loaded: pc 0x%08llx",
+             (unsigned long long)entry);
+    NPK_CHECK_CONTAINS(text, want);
+    CHECK_REPLY("?", "T05thread:01;");
+    hex32(want, (uint32_t)entry);
+    CHECK_REPLY("p20", want);
+    CHECK_REPLY("c", "T05thread:01;");            /* the breakpoint at main is still set */
+    CHECK_REPLY("c", "W00");
 
     /* no-ack mode: no '+' either way from here */
     CHECK_REPLY("QStartNoAckMode", "OK");
