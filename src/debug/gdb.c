@@ -20,8 +20,18 @@ enum {
     /* instructions per run slice during `continue`: about a millisecond on the observed loop,
      * so the socket is polled far more often than the 50 ms an interrupt may take */
     SLICE = 50000,
-    RESENDS = 8             /* a reply gdb keeps NAKing is dropped after this many tries */
+    RESENDS = 8,            /* a reply gdb keeps NAKing is dropped after this many tries */
+    /* reverse execution: at most MAX_CKPT snapshots, at least `gap` instructions apart (the
+     * gap starts at CKPT_GAP and doubles whenever the list is thinned to half) */
+    MAX_CKPT = 32,
+    CKPT_GAP = 1000000
 };
+
+typedef struct ckpt {
+    uint64_t at;            /* retired instructions when it was taken */
+    uint8_t *data;
+    size_t size;
+} ckpt;
 
 typedef struct watch_slot {
     int used;
@@ -54,6 +64,10 @@ typedef struct gdb_session {
     FILE *sink;             /* output of re-executed instructions (already written once) */
     npk_stop stop;          /* the last stop */
     char stop_reply[128];
+    ckpt ck[MAX_CKPT];      /* the history reverse execution goes back through */
+    size_t n_ck;
+    uint64_t gap;
+    uint64_t high;          /* the furthest point reached: output below it was written */
     watch_slot watch[MAX_WATCH];
 } gdb_session;
 
@@ -671,6 +685,145 @@ static int rewind_to_access(gdb_session *s, const uint8_t *snap, size_t snap_n, 
     return rc;
 }
 
+/* ---- history: checkpoints and reverse execution -------------------------------------- */
+
+static void ckpt_drop(gdb_session *s)
+{
+    for (size_t i = 0; i < s->n_ck; i++)
+        npk_free(s->ck[i].data);
+    s->n_ck = 0;
+}
+
+/* A checkpoint here when the last one is `gap` or more instructions back (or there is none);
+ * a full list keeps every other one and doubles the gap. A state that cannot be saved (guest
+ * files open) gets none: reverse execution then stops at the last one it has. */
+static void ckpt_maybe(gdb_session *s)
+{
+    uint64_t now = retired(s);
+    if (s->n_ck && now < s->ck[s->n_ck - 1].at + s->gap)
+        return;
+    if (s->n_ck && now < s->ck[s->n_ck - 1].at)
+        return;
+    if (s->n_ck == MAX_CKPT) {
+        size_t k = 1;
+        for (size_t i = 1; i < s->n_ck; i++) {
+            if (i % 2 == 0)
+                s->ck[k++] = s->ck[i];
+            else
+                npk_free(s->ck[i].data);
+        }
+        s->n_ck = k;
+        s->gap *= 2;
+    }
+    ckpt c = {now, NULL, 0};
+    if (npk_snapshot_save(s->m, &c.data, &c.size) == NPK_OK)
+        s->ck[s->n_ck++] = c;
+}
+
+/* The history starts again here: after a write from the debugger, re-executing from an older
+ * checkpoint would not reproduce the state. */
+static void history_restart(gdb_session *s)
+{
+    ckpt_drop(s);
+    s->gap = CKPT_GAP;
+    s->high = retired(s);
+    ckpt_maybe(s);
+}
+
+/* Put the machine at `target` retired instructions (at or after checkpoint i), by restoring
+ * checkpoint i and re-executing with the program's output in the sink (it was written once).
+ * Stops on the way (breakpoints, watchpoints) are passed. Returns 0 when it got there. */
+static int goto_point(gdb_session *s, size_t i, uint64_t target)
+{
+    if (npk_snapshot_restore(s->m, s->ck[i].data, s->ck[i].size, "history") != NPK_OK)
+        return -1;
+    if (s->sink)
+        npk_set_output(s->m, s->sink, s->sink);
+    npk_stop st;
+    uint64_t now;
+    for (uint64_t round = 0; (now = retired(s)) < target && round <= target - s->ck[i].at;
+         round++)
+        if (npk_run(s->m, target - now, &st) != NPK_OK ||
+            (st.reason != NPK_STOP_BUDGET && st.reason != NPK_STOP_BREAKPOINT &&
+             st.reason != NPK_STOP_WATCHPOINT))
+            break;
+    npk_set_output(s->m, s->guest_out, s->guest_err);
+    s->exited = 0;
+    return retired(s) == target ? 0 : -1;
+}
+
+/* The checkpoint to start from for a point: the last one at or before it. */
+static size_t ckpt_for(const gdb_session *s, uint64_t point)
+{
+    size_t i = 0;
+    while (i + 1 < s->n_ck && s->ck[i + 1].at <= point)
+        i++;
+    return i;
+}
+
+/* bs: one instruction back; bc: back to the last breakpoint or watchpoint hit before here, or
+ * to the start of the history. */
+static void reverse(gdb_session *s, int step)
+{
+    uint64_t now = retired(s);
+    if (s->n_ck == 0 || now <= s->ck[0].at) {
+        r_str(s, "T05replaylog:begin;thread:01;");
+        return;
+    }
+    if (step) {
+        if (goto_point(s, ckpt_for(s, now - 1), now - 1) != 0) {
+            r_err(s, E_STATE);
+            return;
+        }
+        s->stop = (npk_stop){0};
+        r_str(s, "T05thread:01;");
+        return;
+    }
+    /* scan the segments between checkpoints from the latest back, recording the stops */
+    int found = 0;
+    uint64_t best = 0;
+    npk_watch_hit best_hit;
+    int best_is_watch = 0;
+    for (size_t i = ckpt_for(s, now - 1) + 1; i-- > 0 && !found;) {
+        uint64_t end = i + 1 < s->n_ck && s->ck[i + 1].at < now ? s->ck[i + 1].at : now;
+        if (npk_snapshot_restore(s->m, s->ck[i].data, s->ck[i].size, "history") != NPK_OK)
+            break;
+        if (s->sink)
+            npk_set_output(s->m, s->sink, s->sink);
+        npk_stop st;
+        uint64_t at;
+        for (uint64_t round = 0; (at = retired(s)) < end && round <= end - s->ck[i].at;
+             round++) {
+            if (npk_run(s->m, end - at, &st) != NPK_OK)
+                break;
+            if (st.reason == NPK_STOP_BREAKPOINT && retired(s) < now) {
+                found = 1, best = retired(s), best_is_watch = 0;
+            } else if (st.reason == NPK_STOP_WATCHPOINT && retired(s) - 1 < now &&
+                       npk_watch_last_hit(s->m, &best_hit) == NPK_OK) {
+                found = 1, best = retired(s) - 1, best_is_watch = 1;
+            } else if (st.reason != NPK_STOP_BUDGET) {
+                break;
+            }
+        }
+        npk_set_output(s->m, s->guest_out, s->guest_err);
+    }
+    uint64_t target = found ? best : s->ck[0].at;
+    if (goto_point(s, ckpt_for(s, target), target) != 0) {
+        r_err(s, E_STATE);
+        return;
+    }
+    s->stop = (npk_stop){0};
+    if (!found) {
+        r_str(s, "T05replaylog:begin;thread:01;");
+    } else if (best_is_watch) {
+        s->stop.reason = NPK_STOP_WATCHPOINT;
+        make_stop_reply(s, 0, &best_hit);
+        r_str(s, s->stop_reply);
+    } else {
+        r_str(s, "T05thread:01;");
+    }
+}
+
 /* Continue (step = 0) or step until a stop, an interrupt or the connection ends. */
 static void resume(gdb_session *s, int step)
 {
@@ -683,6 +836,7 @@ static void resume(gdb_session *s, int step)
     size_t snap_n = 0;
     uint64_t base = 0;
     for (;;) {
+        ckpt_maybe(s);
         if (watching) {     /* where a watchpoint hit in this slice can go back to */
             npk_free(snap);
             snap = NULL;
@@ -690,7 +844,20 @@ static void resume(gdb_session *s, int step)
                 snap = NULL;    /* guest files open: the hit is reported after the access */
             base = retired(s);
         }
-        npk_status rc = step ? npk_step(s->m, &s->stop) : npk_run(s->m, SLICE, &s->stop);
+        /* after going back, the part up to the furthest point reached runs again: its
+         * output was written then, so it goes to the sink now */
+        uint64_t now = retired(s), slice = SLICE;
+        int replay = now < s->high && s->sink;
+        if (replay) {
+            npk_set_output(s->m, s->sink, s->sink);
+            if (s->high - now < slice)
+                slice = s->high - now;
+        }
+        npk_status rc = step ? npk_step(s->m, &s->stop) : npk_run(s->m, slice, &s->stop);
+        if (replay)
+            npk_set_output(s->m, s->guest_out, s->guest_err);
+        if (retired(s) > s->high)
+            s->high = retired(s);
         if (rc != NPK_OK || step || s->stop.reason != NPK_STOP_BUDGET)
             break;
         /* between slices: an interrupt, or a peer that went away */
@@ -843,6 +1010,7 @@ static void cmd_rcmd(gdb_session *s, const char *p)
             s->exited = 0;
             s->stop = (npk_stop){0};
             snprintf(s->stop_reply, sizeof s->stop_reply, "T05thread:01;");
+            history_restart(s);
             fprintf(f, "the machine is as the program was loaded: pc 0x%08llx (GDB keeps "
                        "the registers it read: 'flushregs')\n",
                     (unsigned long long)pc);
@@ -911,12 +1079,28 @@ static int handle(gdb_session *s, npk_gdb_result *res)
         else
             cmd_g(s);
         break;
-    case 'G': cmd_G(s, p + 1); break;
+    case 'G':
+        cmd_G(s, p + 1);
+        if (s->reply_len == 2 && memcmp(s->reply, "OK", 2) == 0)
+            history_restart(s);
+        break;
     case 'p': cmd_p(s, p + 1); break;
-    case 'P': cmd_P(s, p + 1); break;
+    case 'P':
+        cmd_P(s, p + 1);
+        if (s->reply_len == 2 && memcmp(s->reply, "OK", 2) == 0)
+            history_restart(s);
+        break;
     case 'm': cmd_m(s, p + 1); break;
-    case 'M': cmd_write(s, p + 1, s->pkt_len - 1, 0); break;
-    case 'X': cmd_write(s, p + 1, s->pkt_len - 1, 1); break;
+    case 'M':
+        cmd_write(s, p + 1, s->pkt_len - 1, 0);
+        if (s->reply_len == 2 && memcmp(s->reply, "OK", 2) == 0)
+            history_restart(s);
+        break;
+    case 'X':
+        cmd_write(s, p + 1, s->pkt_len - 1, 1);
+        if (s->reply_len == 2 && memcmp(s->reply, "OK", 2) == 0)
+            history_restart(s);
+        break;
     case 'c':
     case 's':
     case 'C':
@@ -935,6 +1119,12 @@ static int handle(gdb_session *s, npk_gdb_result *res)
         resume(s, p[0] == 's' || p[0] == 'S');
         break;
     }
+    case 'b':
+        if (strcmp(p, "bs") == 0 || strcmp(p, "bc") == 0)
+            reverse(s, p[1] == 's');
+        else
+            r_err(s, E_SYNTAX);
+        break;
     case 'Z': cmd_Z(s, p + 1, 1); break;
     case 'z': cmd_Z(s, p + 1, 0); break;
     case 'H':
@@ -971,7 +1161,8 @@ static int handle(gdb_session *s, npk_gdb_result *res)
         break;
     case 'q':
         if (starts(p, "qSupported")) {
-            r_fmt(s, "PacketSize=%x;qXfer:features:read+;QStartNoAckMode+;vContSupported+",
+            r_fmt(s, "PacketSize=%x;qXfer:features:read+;QStartNoAckMode+;vContSupported+;"
+                     "ReverseStep+;ReverseContinue+",
                   PKT_MAX);
         } else if (starts(p, "qXfer:")) {
             cmd_xfer(s, p + 6);
@@ -1044,6 +1235,7 @@ int npk_gdb_serve(npk_machine *m, const npk_gdb_target *t, int fd, FILE *guest_o
     if (npk_snapshot_save(m, &s->reset_state, &s->reset_size) != NPK_OK)
         s->reset_state = NULL;  /* `monitor reset` then says it cannot */
     snprintf(s->stop_reply, sizeof s->stop_reply, "T05thread:01;");
+    history_restart(s);
     while (get_packet(s))
         if (handle(s, res))
             break;
@@ -1054,6 +1246,7 @@ int npk_gdb_serve(npk_machine *m, const npk_gdb_target *t, int fd, FILE *guest_o
     npk_break_clear(m);
     npk_watch_clear(m);
     npk_free(s->reset_state);
+    ckpt_drop(s);
     if (s->sink)
         fclose(s->sink);
     free(s->xml);

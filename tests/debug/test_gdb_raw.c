@@ -5,6 +5,7 @@
  * `k` ending the session cleanly. Every wait is bounded (poll timeouts, alarm).
  * usage: test_gdb_raw HELLO.ELF */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* mkstemp */
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -52,6 +53,8 @@ static npk_machine *machine(int spin)
 
 /* Fork a server on one end of a socketpair; returns the other end. Exit status of the child:
  * 10 + npk_gdb_end, 1 when npk_gdb_serve failed. */
+static const char *guest_path;    /* where the served firmware's output goes (NULL: nowhere) */
+
 static int start(int spin, pid_t *pid)
 {
     int sv[2];
@@ -63,12 +66,13 @@ static int start(int spin, pid_t *pid)
         close(sv[0]);
         alarm(30);
         npk_machine *m = machine(spin);
-        FILE *devnull = fopen("/dev/null", "w");
+        FILE *devnull = fopen(guest_path ? guest_path : "/dev/null", "w");
         npk_gdb_result res;
         char err[256];
         int rc = npk_gdb_serve(m, npk_gdb_target_for("rvnpu"), sv[1], devnull, devnull, NULL,
                                &res, err, sizeof err);
         npk_destroy(m);
+        fclose(devnull);
         _exit(rc != 0 ? 1 : 10 + (int)res.end);
     }
     close(sv[1]);
@@ -483,6 +487,93 @@ static void watch_rewind(void)
     NPK_CHECK_EQ_U64(finish(pid), 10 + NPK_GDB_KILLED);
 }
 
+/* The g reply a machine would give: every register of the description, in order. */
+static void g_of(npk_machine *m, char *out)
+{
+    const npk_gdb_target *t = npk_gdb_target_for("rvnpu");
+    size_t k = 0;
+    for (size_t i = 0; i < t->n_regs; i++) {
+        uint64_t v = 0;
+        NPK_CHECK_EQ_U64(npk_reg_read(m, t->regs[i].npk, &v), NPK_OK);
+        for (unsigned b = 0; b < t->regs[i].bits / 8; b++)
+            k += (size_t)sprintf(out + k, "%02x", (unsigned)(v >> (8 * b)) & 0xff);
+    }
+    out[k] = 0;
+}
+
+/* Reverse execution (bs, bc): the state and statistics after going back equal a forward run
+ * to the same point, the beginning of the history is reported as such, and output written
+ * once is not written again when the program runs forward over it a second time. */
+static void reverse_execution(void)
+{
+    char q[128], want[2048], text[8192];
+    npk_machine *ref = machine(0);
+    uint64_t entry;
+    NPK_CHECK_EQ_U64(npk_reg_read(ref, "pc", &entry), NPK_OK);
+    npk_stop st;
+    NPK_CHECK_EQ_U64(npk_run(ref, 4, &st), NPK_OK);  /* the forward run: 4 instructions */
+    static char g4[1024];
+    g_of(ref, g4);
+    npk_destroy(ref);
+
+    char path[] = "/tmp/npk_gdb_outXXXXXX";
+    int tfd = mkstemp(path);
+    NPK_CHECK(tfd >= 0);
+    close(tfd);
+    guest_path = path;
+    pid_t pid;
+    fd = start(0, &pid);
+    guest_path = NULL;
+    no_ack = 0;
+    const char *r = ask("qSupported");
+    NPK_CHECK(strstr(r, "ReverseStep+") && strstr(r, "ReverseContinue+"));
+    CHECK_REPLY("bs", "T05replaylog:begin;thread:01;");  /* nothing to go back to */
+    for (int i = 0; i < 5; i++)
+        CHECK_REPLY("s", "T05thread:01;");
+    CHECK_REPLY("bs", "T05thread:01;");
+    CHECK_REPLY("g", g4);
+    rcmd(q, "stats");
+    unhex_text(text, ask(q));
+    NPK_CHECK_CONTAINS(text, "\n  instructions  4\n");
+    for (int i = 0; i < 4; i++)
+        CHECK_REPLY("bs", "T05thread:01;");
+    hex32(want, (uint32_t)entry);
+    CHECK_REPLY("p20", want);
+    CHECK_REPLY("bs", "T05replaylog:begin;thread:01;");
+    /* a breakpoint two words on: forward to it, on to the end, back to it, back to the start */
+    snprintf(q, sizeof q, "Z0,%llx,4", (unsigned long long)entry + 8);
+    CHECK_REPLY(q, "OK");
+    CHECK_REPLY("c", "T05thread:01;");
+    CHECK_REPLY("c", "W00");
+    CHECK_REPLY("bc", "T05thread:01;");
+    hex32(want, (uint32_t)entry + 8);
+    CHECK_REPLY("p20", want);
+    rcmd(q, "stats");
+    unhex_text(text, ask(q));
+    NPK_CHECK_CONTAINS(text, "\n  instructions  2\n");
+    CHECK_REPLY("bc", "T05replaylog:begin;thread:01;");
+    hex32(want, (uint32_t)entry);
+    CHECK_REPLY("p20", want);
+    /* forward again to the end: the output is written once only */
+    CHECK_REPLY("c", "T05thread:01;");
+    CHECK_REPLY("c", "W00");
+    /* a write from the debugger starts a new history */
+    CHECK_REPLY("bc", "T05thread:01;");
+    CHECK_REPLY("P0a=05000000", "OK");               /* a0 */
+    CHECK_REPLY("bs", "T05replaylog:begin;thread:01;");
+    send_pkt("k");
+    close(fd);
+    NPK_CHECK_EQ_U64(finish(pid), 10 + NPK_GDB_KILLED);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = 0;
+    if (f)
+        fclose(f);
+    remove(path);
+    NPK_CHECK_EQ_STR(text, "hello from rvnpu firmware (write)\n"
+                           "hello from rvnpu firmware (puts)\n");
+}
+
 static void interrupt_and_drop(void)
 {
     /* Ctrl-C during a continue of a program that never ends: the stop reply (SIGINT) comes
@@ -557,6 +648,7 @@ int main(int argc, char **argv)
     alarm(60);
     good_and_bad_packets();
     watch_rewind();
+    reverse_execution();
     interrupt_and_drop();
     listen_socket();
     return npk_test_done();
