@@ -2,9 +2,11 @@
 # gdb-multiarch against `npukit gdb` over loopback, in batch mode, on tests/debug/gdb_fw.c:
 # break on a function, continue, next, step, print a C variable and the NPU registers ($acc
 # after two npu.macc, $v1 after npu.ldvec, $facc), `info registers`, a watchpoint hit, Ctrl-C
-# (SIGINT to gdb) of a spinning loop, the program's exit, detach and kill. Each session starts
-# its own server on 127.0.0.1 with --port 0 (any free port, read from its message), and every
-# wait is bounded: the server's start, each gdb run (killed after 60 s), the server's end.
+# (SIGINT to gdb) of a spinning loop, the program's exit, detach and kill, reverse-stepi back
+# over an NPU instruction (acc restored), reverse-continue to a breakpoint, reverse-step.
+# Each session starts its own server on 127.0.0.1 with --port 0 (any free port, read from its
+# message), and every wait is bounded: the server's start, each gdb run (killed after 60 s),
+# the server's end.
 # usage: gdb_test.sh NPUKIT GDB_FW.ELF GDB
 set -u
 NPK=$1 FW=$2 GDB=$3
@@ -159,15 +161,60 @@ if start_server; then
     bad "session 4: no message about the closed connection"
 fi
 
-# 5: --bind elsewhere than the loopback: a warning; the session still works (over loopback)
+# 5: reverse execution: reverse-stepi back over an NPU instruction (acc restored), stepi
+# forward again, reverse-continue to a breakpoint (memory restored), reverse-step
+if start_server; then
+  cat >"$T/rev.gdb" <<'GDB'
+break compute
+break npu_loaded
+continue
+continue
+print $acc
+set $n = 0
+while $acc == 54 && $n < 20
+  reverse-stepi
+  set $n = $n + 1
+end
+print $acc
+x/i $pc
+stepi
+print $acc
+reverse-continue
+print counter
+print $acc
+reverse-step
+echo REVERSE-DONE\n
+delete
+set var spinning = 0
+continue
+GDB
+  run_gdb -x "$T/rev.gdb"
+  wait_gdb
+  has '$1 = 54'
+  has '$2 = 42'                        # before the second npu.macc: 6 * 7
+  has_re '^=> 0x[0-9a-f]+ <compute\+[0-9]+>:[[:space:]]+\.4byte[[:space:]]+0xb5000b$'  # macc
+  has '$3 = 54'                        # stepi: the macc again
+  # reverse-continue stops at breakpoint 1 (compute), counter and acc as they were there
+  [ "$(grep -c '^Breakpoint 1, compute (a=6, b=7) at' "$T/gdb.out")" = 2 ] && ok ||
+    { bad "reverse-continue: breakpoint 1 not reported twice"; SHOW=1; }
+  has '$4 = 0'
+  has '$5 = 0'
+  has 'REVERSE-DONE'
+  has '[Inferior 1 (Remote target) exited with code 052]'
+  server_status; st=$ST
+  [ "$st" = 42 ] && ok || bad "session 5: server exit $st, want 42"
+  show_on_fail
+fi
+
+# 6: --bind elsewhere than the loopback: a warning; the session still works (over loopback)
 if BIND=0.0.0.0 start_server --bind 0.0.0.0; then
   grep -q '^npukit gdb: warning: listening on 0.0.0.0, not the loopback: anyone who can reach it' \
-    "$T/srv.err" && ok || bad "session 5: no warning for --bind 0.0.0.0"
+    "$T/srv.err" && ok || bad "session 6: no warning for --bind 0.0.0.0"
   run_gdb -ex 'print $pc' -ex 'kill'
   wait_gdb
   has_re '^\$1 = \(void \(\*\)\(\)\) 0x80000000 <_start>$'
   server_status; st=$ST
-  [ "$st" = 0 ] && ok || bad "session 5: server exit $st, want 0"
+  [ "$st" = 0 ] && ok || bad "session 6: server exit $st, want 0"
   show_on_fail
 fi
 finish
