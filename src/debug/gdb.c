@@ -701,9 +701,7 @@ static void ckpt_maybe(gdb_session *s)
 {
     uint64_t now = retired(s);
     if (s->n_ck && now < s->ck[s->n_ck - 1].at + s->gap)
-        return;
-    if (s->n_ck && now < s->ck[s->n_ck - 1].at)
-        return;
+        return;     /* (also when back in the history, before the last checkpoint) */
     if (s->n_ck == MAX_CKPT) {
         size_t k = 1;
         for (size_t i = 1; i < s->n_ck; i++) {
