@@ -1,7 +1,8 @@
 /* Fuzz the ELF loader with rvnpu machines: npk_elf_segments (with a full and a two-entry
  * segment table), npk_elf_sections (every section's bytes and every name inside the file)
  * and npk_elf_warnings, then npk_load_elf, a symbol lookup, the code segments disassembled (the
- * first FUZZ_DISASM_WORDS of each, fuzz.h) and a 4096-instruction run (observed runs: 256).
+ * first FUZZ_DISASM_WORDS of each, fuzz.h) and a run of fuzz_rvnpu_budget(RAM) instructions
+ * (4096 at 64 KiB; observed runs: at most 256).
  * RAM is the smallest power of two from 64 KiB to 1 MiB (the size the SDK links firmware for)
  * that holds every segment and the entry point: a fresh 1 MiB machine (RAM plus a 4 MiB
  * decode cache) costs far more under ASan than the rest of a run, and most mutants need far
@@ -66,10 +67,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char warn[1024];
     npk_elf_warnings(m, data, size, "fuzz.elf", warn, sizeof warn);
     fuzz_check_str(warn, sizeof warn, "npk_elf_warnings");
-    if (need > (64u << 10)) {
+    uint64_t ram = 64u << 10;
+    if (need > ram) {
         npk_destroy(m);
         char spec[40];
-        uint64_t ram = 128u << 10;
+        ram = 128u << 10;
         while (ram < need)
             ram *= 2;
         snprintf(spec, sizeof spec, "rvnpu:ram_size=%u", (unsigned)ram);
@@ -79,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint64_t v;
         npk_symbol(m, "_start", &v);
         npk_symbol(m, "main", &v);
-        fuzz_run(m, 4096, size & 1);
+        fuzz_run(m, fuzz_rvnpu_budget(ram), size & 1);
     }
     fuzz_check_str(npk_error(m), 1024, "npk_error");
     npk_destroy(m);

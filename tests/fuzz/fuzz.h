@@ -101,6 +101,18 @@ static inline void fuzz_disasm_words(npk_machine *m, const uint8_t *image, size_
     }
 }
 
+/* The instruction budget of an rvnpu run with ram bytes of RAM. One NPU vector instruction
+ * works on up to ram_size elements (npu.vmac: one per byte, bounded by the RAM alone), so a
+ * run's work is up to budget x ram element operations: 4096 instructions of 256K-element
+ * npu.vexp on a 1 MiB machine took 4.6 s under the sanitizers, over 10 s on a loaded machine
+ * (crashes/bin_rvnpu/timeout-bb4e8d7b...: linear work, no bug). The budget keeps budget x ram
+ * at most 2^28 (4096 up to 64 KiB, 256 at 1 MiB). */
+static inline uint64_t fuzz_rvnpu_budget(uint64_t ram)
+{
+    uint64_t b = ((uint64_t)1 << 28) / (ram ? ram : 1);
+    return b > 4096 ? 4096 : b < 16 ? 16 : b;
+}
+
 /* Observed runs format a trace line per instruction (cycle on tinytpu), most of their cost:
  * they get at most this budget. The observed loop and its stop paths are the same after 256
  * instructions as after 4096; the unobserved runs keep the full budget. */
@@ -182,12 +194,16 @@ static inline int fuzz_asm(const char *spec, const char *disasm_spec, int own_lo
 
 /* Binary harness: the first input byte picks one of `n_specs` machine specs (bit 7: run with
  * observers), the rest is a raw image: loaded at 0, disassembled word by word, run briefly. */
-static inline int fuzz_bin(const char *const *specs, size_t n_specs, uint64_t budget,
-                           const uint8_t *data, size_t size)
+static inline int fuzz_bin_budgets(const char *const *specs, const uint64_t *budgets,
+                                   size_t n_specs, uint64_t budget, const uint8_t *data,
+                                   size_t size)
 {
     if (size < 1 || size > FUZZ_MAX_INPUT)
         return -1;
-    npk_machine *m = fuzz_machine(specs[(data[0] & 0x7F) % n_specs]);
+    size_t k = (data[0] & 0x7F) % n_specs;
+    if (budgets)
+        budget = budgets[k];
+    npk_machine *m = fuzz_machine(specs[k]);
     const uint8_t *image = data + 1;
     size_t n = size - 1;
     fuzz_disasm_words(m, image, n, 0);
@@ -197,6 +213,13 @@ static inline int fuzz_bin(const char *const *specs, size_t n_specs, uint64_t bu
         fuzz_check_str(npk_error(m), 1024, "npk_error");
     npk_destroy(m);
     return 0;
+}
+
+/* fuzz_bin with one budget for every config. */
+static inline int fuzz_bin(const char *const *specs, size_t n_specs, uint64_t budget,
+                           const uint8_t *data, size_t size)
+{
+    return fuzz_bin_budgets(specs, NULL, n_specs, budget, data, size);
 }
 
 #endif
