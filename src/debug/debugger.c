@@ -672,6 +672,24 @@ static void set_stop(npk_debugger *d, const npk_stop *st)
     d->ended = st->reason == NPK_STOP_EXIT || st->reason == NPK_STOP_FAULT;
 }
 
+/* Ctrl-C since the last look (line mode): take it, once. */
+static int interrupted(npk_debugger *d)
+{
+    if (!d->intr || !*d->intr)
+        return 0;
+    *d->intr = 0;
+    return 1;
+}
+
+/* The end of every command that moved the program: its stop, new guest output, the report. */
+static int moved(npk_debugger *d, const npk_stop *st, FILE *out)
+{
+    set_stop(d, st);
+    echo_new(d);
+    report_stop(d, out);
+    return 0;
+}
+
 /* One step; a breakpoint at the starting pc that stops it with nothing done (it was not just
  * reported: set there afterwards, or reached by reverse execution) is stepped over, as a
  * debugger user expects from 'step' at a breakpoint. */
@@ -716,8 +734,7 @@ static int run_for(npk_debugger *d, uint64_t budget, npk_stop *st, char *err, si
         if (st->reason != NPK_STOP_BUDGET)
             return 0;
         checkpoint(d);
-        if (d->intr && *d->intr) {
-            *d->intr = 0;
+        if (interrupted(d)) {
             st->reason = NPK_STOP_NONE;
             return 0;
         }
@@ -987,15 +1004,10 @@ static int cmd_step(npk_debugger *d, int argc, char **argv, int over, FILE *out,
             return fail(err, n, "%s", npk_error(d->m));
         if (st.reason != NPK_STOP_NONE)
             break;
-        if (d->intr && *d->intr) {
-            *d->intr = 0;
+        if (interrupted(d))
             break;
-        }
     }
-    set_stop(d, &st);
-    echo_new(d);
-    report_stop(d, out);
-    return 0;
+    return moved(d, &st, out);
 }
 
 static int cmd_continue(npk_debugger *d, uint64_t budget, FILE *out, char *err, size_t n)
@@ -1010,10 +1022,7 @@ static int cmd_continue(npk_debugger *d, uint64_t budget, FILE *out, char *err, 
         return -1;
     if (st.reason == NPK_STOP_BUDGET)
         st.reason = NPK_STOP_NONE;
-    set_stop(d, &st);
-    echo_new(d);
-    report_stop(d, out);
-    return 0;
+    return moved(d, &st, out);
 }
 
 static int cmd_until(npk_debugger *d, int argc, char **argv, FILE *out, char *err, size_t n)
@@ -1047,15 +1056,10 @@ static int cmd_until(npk_debugger *d, int argc, char **argv, FILE *out, char *er
         if (st.reason != NPK_STOP_NONE)
             break;
         counts(d, &insns, &cycles);
-        if (d->intr && *d->intr) {
-            *d->intr = 0;
+        if (interrupted(d))
             break;
-        }
     }
-    set_stop(d, &st);
-    echo_new(d);
-    report_stop(d, out);
-    return 0;
+    return moved(d, &st, out);
 }
 
 static int cmd_reverse(npk_debugger *d, int argc, char **argv, int cont, FILE *out, char *err,
