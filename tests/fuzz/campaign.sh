@@ -1,8 +1,11 @@
 #!/bin/sh
 # The long fuzzing campaign (docs/reliability.md): every harness of a frozen copy of the fuzz
 # binaries to a target number of executions, in chunks, on several cores, resumable across
-# sessions. Each finished chunk is one line of the ledger CAMPAIGN_DIR/ledger.tsv:
+# sessions and machines. Each finished chunk is one line of the ledger (CAMPAIGN_LEDGER,
+# default CAMPAIGN_DIR/ledger.tsv; the project keeps its ledgers in tests/fuzz/campaign/):
 #   harness  chunk  executions  exec/s  new-crash-inputs  exit-status  finished-at
+# The ledger's first line names the frozen commit; a ledger is only continued by binaries of
+# that commit (on a new machine: check the commit out, make build-fuzz, freeze again).
 # A harness is done when it has enough clean chunks (no crash input, exit status 0); chunks
 # add up because every chunk of a harness starts from the corpus the earlier ones grew.
 #
@@ -10,10 +13,14 @@
 #                                                            note the commit (once)
 #   tests/fuzz/campaign.sh run CAMPAIGN_DIR                  work until done or stopped
 #   tests/fuzz/campaign.sh status CAMPAIGN_DIR               executions per harness so far
+#   tests/fuzz/campaign.sh merge CAMPAIGN_DIR                add the grown corpus inputs that
+#                                                            reach new coverage to the repo's
+#                                                            tests/fuzz/corpus (end of session)
 #
 # Settings (environment): CAMPAIGN_TARGET executions per harness (default 10000000),
 # CAMPAIGN_CHUNK executions per chunk (default 1000000), CAMPAIGN_JOBS parallel chunks
-# (default: the number of cores), CAMPAIGN_HARNESS names (default all), CAMPAIGN_NICE (19).
+# (default: the number of cores), CAMPAIGN_HARNESS names (default all), CAMPAIGN_NICE (19),
+# CAMPAIGN_LEDGER the ledger file.
 # `run` hands the next chunk to the harness with the fewest executions done or under way,
 # so every harness gets its first million early. Stopping `run` (Ctrl-C, or kill its process
 # group) loses only the chunks under way. Crash inputs go to tests/fuzz/crashes/<harness>/.
@@ -27,6 +34,8 @@ JOBS=${CAMPAIGN_JOBS:-$(nproc 2>/dev/null || echo 1)}
 NICE=${CAMPAIGN_NICE:-19}
 ALL=$(sed -n 's/^ALL="\(.*\)/\1/p; s/^ *\([a-z_ ]*\)"$/\1/p' "$SRC/run.sh" | tr '\n' ' ')
 HARNESSES=${CAMPAIGN_HARNESS:-$ALL}
+LEDGER=${CAMPAIGN_LEDGER:-$DIR/ledger.tsv}
+case $LEDGER in /*) ;; *) LEDGER=$(pwd)/$LEDGER ;; esac
 
 usage() {
     sed -n '2,20s/^# \{0,1\}//p' "$0" >&2
@@ -37,10 +46,10 @@ usage() {
 # executions of harness $1 in finished clean chunks, and in chunks under way ($DIR/claims)
 done_execs() {
     awk -v h="$1" '$1 == h && $5 == 0 && $6 == 0 {s += $3} END {print s + 0}' \
-        "$DIR/ledger.tsv" 2>/dev/null || echo 0
+        "$LEDGER" 2>/dev/null || echo 0
 }
 dirty() { awk -v h="$1" '$1 == h && ($5 != 0 || $6 != 0) {n++} END {print n + 0}' \
-    "$DIR/ledger.tsv" 2>/dev/null || echo 0; }
+    "$LEDGER" 2>/dev/null || echo 0; }
 claimed() { grep -c "^$1 " "$DIR/claims" 2>/dev/null || true; }
 
 case $cmd in
@@ -51,8 +60,18 @@ freeze)
         { echo "campaign: no fuzz binaries in $BUILD/tests/fuzz (make build-fuzz)" >&2; exit 2; }
     mkdir -p "$DIR/tests/fuzz" "$DIR/scratch"
     cp "$BUILD"/tests/fuzz/fuzz_* "$DIR/tests/fuzz/"
-    git -C "$SRC" describe --always --dirty >"$DIR/commit"
-    : >"$DIR/ledger.tsv"
+    # the commit of the binaries: the source tree BUILD belongs to
+    commit=$(git -C "$BUILD/.." describe --always --abbrev=7 --dirty 2>/dev/null)
+    [ -n "$commit" ] || { echo "campaign: $BUILD is not inside a git checkout" >&2; exit 2; }
+    if [ -s "$LEDGER" ]; then
+        was=$(sed -n '1s/^# commit //p' "$LEDGER")
+        [ "$was" = "$commit" ] || { echo "campaign: $LEDGER is the ledger of" \
+            "${was:-an unknown commit}, the binaries are of $commit: use a new ledger" >&2
+            rm -rf "$DIR/tests" "$DIR/scratch"; exit 2; }
+    else
+        echo "# commit $commit" >"$LEDGER"
+    fi
+    echo "$commit" >"$DIR/commit"
     echo "campaign: froze $(ls "$DIR/tests/fuzz" | wc -l) harnesses of $(cat "$DIR/commit") in $DIR"
     ;;
 status)
@@ -63,7 +82,7 @@ status)
     for h in $HARNESSES; do
         n=$(done_execs "$h")
         rate=$(awk -v h="$h" '$1 == h && $6 == 0 {e += $3; t += $3 / ($4 > 0 ? $4 : 1)}
-                              END {print (t > 0 ? int(e / t) : 0)}' "$DIR/ledger.tsv")
+                              END {print (t > 0 ? int(e / t) : 0)}' "$LEDGER")
         if [ "$(dirty "$h")" -gt 0 ]; then st="REPORT (see the ledger)"
         elif [ "$n" -ge "$TARGET" ]; then st=done
         else st=running; left=1; fi
@@ -90,9 +109,9 @@ run)
     }
     # record a finished chunk and drop its claim. Called with the lock held.
     record() { # harness execs rate new ok
-        n=$(awk -v h="$1" '$1 == h' "$DIR/ledger.tsv" | wc -l)
+        n=$(awk -v h="$1" '$1 == h' "$LEDGER" | wc -l)
         printf '%s\t%d\t%s\t%s\t%s\t%s\t%s\n' "$1" $((n + 1)) "$2" "$3" "$4" "$5" \
-            "$(date -u +%FT%TZ)" >>"$DIR/ledger.tsv"
+            "$(date -u +%FT%TZ)" >>"$LEDGER"
         { grep -v "^$1 " "$DIR/claims"; grep "^$1 " "$DIR/claims" | tail -n +2; } \
             >"$DIR/claims.new"
         mv "$DIR/claims.new" "$DIR/claims"
@@ -124,6 +143,21 @@ run)
     done
     wait
     sh "$SRC/campaign.sh" status "$DIR"
+    ;;
+merge)
+    [ -f "$DIR/commit" ] || { echo "campaign: $DIR is not a campaign (freeze first)" >&2; exit 2; }
+    DIR=$(cd "$DIR" && pwd)
+    for h in $HARNESSES; do
+        [ -d "$DIR/scratch/$h" ] || continue
+        before=$(ls "$SRC/corpus/$h" | wc -l)
+        # -merge=1 copies into the first directory the inputs of the others that add coverage
+        (cd "$DIR/scratch" && nice -n "$NICE" "$DIR/tests/fuzz/fuzz_$h" -merge=1 -max_len=65536 \
+            -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=4608 \
+            "$SRC/corpus/$h" "$DIR/scratch/$h" >"$DIR/scratch/$h.merge.log" 2>&1) ||
+            { echo "campaign: merging $h failed, see $DIR/scratch/$h.merge.log" >&2; exit 1; }
+        echo "campaign: $h corpus $before -> $(ls "$SRC/corpus/$h" | wc -l) inputs," \
+            "$(du -sk "$SRC/corpus/$h" | cut -f1) KiB"
+    done
     ;;
 *) usage ;;
 esac
