@@ -1,14 +1,17 @@
-/* `npukit debug`: the line-mode debugger (a prompt on standard input; a dumb terminal or a
- * pipe will do) and its batch mode (--batch FILE: the commands of FILE, for tests). The
- * commands and views are src/debug/debugger.c's; this file loads the program and reads lines. */
+/* `npukit debug`: the full-screen debugger on a terminal (src/debug/tui.c), the line mode (a
+ * prompt on standard input; a dumb terminal or a pipe will do) and the batch mode (--batch
+ * FILE: the commands of FILE, for tests). The commands and views are src/debug/debugger.c's;
+ * this file loads the program, picks the mode and reads lines. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "debug/debugger.h"
+#include "debug/tui.h"
 
 static void help(void)
 {
@@ -16,8 +19,10 @@ static void help(void)
            "       npukit debug [-t TARGET] [options] --load-state FILE\n"
            "\n"
            "Debug PROGRAM (an ELF executable, an assembly source or a raw image, as for\n"
-           "'npukit run') on a simulated machine: a command prompt on standard input, or\n"
-           "with --batch the commands of a file. Type 'help' at the prompt for the\n"
+           "'npukit run') on a simulated machine: full screen on a terminal (panels for\n"
+           "registers, NPU state, disassembly, memory, output, statistics; keys s, n, c,\n"
+           "r, R, q; ':' or typing for a command), else a command prompt on standard\n"
+           "input, or with --batch the commands of a file. Type 'help' for the\n"
            "commands (docs/debugging.md): step, next, continue, until, reverse-step,\n"
            "reverse-continue, break, watch, delete, info break, regs, print, set, x, npu,\n"
            "disasm, where, stats, output, save, load, quit.\n"
@@ -28,6 +33,9 @@ static void help(void)
            "      --load-state FILE       start from a snapshot instead of a PROGRAM\n"
            "      --batch FILE            run the commands of FILE ('-': standard input)\n"
            "                              without a prompt, echoing each as '(npk) LINE'\n"
+           "      --line                  the prompt even on a terminal (no full screen)\n"
+           "      --tui                   full screen (the default when standard input and\n"
+           "                              output are a terminal and TERM is not 'dumb')\n"
            "  -h, --help                  this help\n"
            "\n"
            "The program's output is captured and shown after each command that ran it\n"
@@ -39,13 +47,15 @@ static void help(void)
            "  125 the session could not start (bad option, file, target or settings)\n");
 }
 
-enum { O_TARGET = 1, O_CONFIG, O_BATCH, O_LOAD_STATE, O_HELP };
+enum { O_TARGET = 1, O_CONFIG, O_BATCH, O_LOAD_STATE, O_LINE, O_TUI, O_HELP };
 
 static const npk_opt_def defs[] = {
     {O_TARGET, 't', "target", OPT_VALUE},
     {O_CONFIG, 0, "config", OPT_VALUE},
     {O_BATCH, 0, "batch", OPT_VALUE},
     {O_LOAD_STATE, 0, "load-state", OPT_VALUE},
+    {O_LINE, 0, "line", OPT_FLAG},
+    {O_TUI, 0, "tui", OPT_FLAG},
     {O_HELP, 'h', "help", OPT_FLAG},
     {0, 0, NULL, OPT_FLAG},
 };
@@ -111,7 +121,7 @@ int npk_cmd_debug(int argc, char **argv)
 {
     const char *prog = "npukit debug", *v, *program = NULL, *target = NULL, *config = NULL,
                *batch = NULL, *load_state = NULL;
-    int id;
+    int id, line = 0, tui = 0;
     npk_opt_state os = {argc, argv, 1, prog, 0};
     while ((id = npk_opt_next(&os, defs, &v)) != -1) {
         switch (id) {
@@ -127,6 +137,8 @@ int npk_cmd_debug(int argc, char **argv)
         case O_CONFIG: config = v; break;
         case O_BATCH: batch = v; break;
         case O_LOAD_STATE: load_state = v; break;
+        case O_LINE: line = 1; break;
+        case O_TUI: tui = 1; break;
         case O_HELP: help(); return NPK_EXIT_OK;
         }
     }
@@ -139,6 +151,24 @@ int npk_cmd_debug(int argc, char **argv)
         npk_usage_error(prog, "no program to debug (give PROGRAM or --load-state FILE)");
         return NPK_EXIT_NOSTART;
     }
+    if (tui + line + (batch != NULL) > 1) {
+        npk_usage_error(prog, "give one of --tui, --line and --batch");
+        return NPK_EXIT_NOSTART;
+    }
+    if (tui && !npk_tui_available()) {
+        fprintf(stderr, "npukit debug: --tui: this npukit was built without ncurses, so it has "
+                        "no full-screen UI (install libncurses-dev and rebuild; --line works)\n");
+        return NPK_EXIT_NOSTART;
+    }
+    const char *term = getenv("TERM");
+    int tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+    if (tui && !tty) {
+        npk_usage_error(prog, "--tui needs a terminal on standard input and output");
+        return NPK_EXIT_NOSTART;
+    }
+    if (!tui && !line && !batch && tty && npk_tui_available() && term && term[0] &&
+        strcmp(term, "dumb") != 0)
+        tui = 1;
     if (batch && program && strcmp(batch, "-") == 0 && strcmp(program, "-") == 0) {
         npk_usage_error(prog, "the program and --batch cannot both be standard input");
         return NPK_EXIT_NOSTART;
@@ -204,6 +234,16 @@ int npk_cmd_debug(int argc, char **argv)
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_sigint;
         sigaction(SIGINT, &sa, NULL);
+    }
+    if (tui) {
+        if (npk_tui_run(d, m, in_name, &interrupted, err, sizeof err) != 0) {
+            fprintf(stderr, "npukit debug: %s\n", err);
+            goto out;
+        }
+        rc = NPK_EXIT_OK;
+        goto out;
+    }
+    if (!batch) {
         printf("npukit debug: %s on %s; 'help' lists the commands\n", in_name,
                npk_target_of(m));
         npk_debugger_view_where(d, stdout);

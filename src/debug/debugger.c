@@ -328,7 +328,9 @@ static void flush_line(char *line, FILE *out)
     line[0] = '\0';
 }
 
-void npk_debugger_view_regs(npk_debugger *d, FILE *out)
+/* The registers, 4 to a line (3 when a name is longer than 8 characters), or as many as fit
+ * in `chars` columns when chars > 0 (at least one). */
+static void view_regs(npk_debugger *d, size_t chars, FILE *out)
 {
     uint8_t buf[1024];
     char line[512] = "";
@@ -337,6 +339,10 @@ void npk_debugger_view_regs(npk_debugger *d, FILE *out)
         if (strlen(npk_reg(d->m, i)->name) > width)
             width = strlen(npk_reg(d->m, i)->name);
     size_t per = width > 8 ? 3 : 4;
+    if (chars)   /* a cell is the name, a blank, 19 columns of value, a blank between cells */
+        per = (chars + 1) / (width + 21) < 1 ? 1 : (chars + 1) / (width + 21);
+    if (per > 8)
+        per = 8;
     for (size_t i = 0; i < d->n_regs; i++) {
         const npk_reg_info *r = npk_reg(d->m, i);
         size_t nb = (r->bits + 7) / 8;
@@ -363,6 +369,13 @@ void npk_debugger_view_regs(npk_debugger *d, FILE *out)
         }
     }
     flush_line(line, out);
+}
+
+void npk_debugger_view_regs(npk_debugger *d, FILE *out) { view_regs(d, 0, out); }
+
+void npk_debugger_view_regs_width(npk_debugger *d, size_t chars, FILE *out)
+{
+    view_regs(d, chars ? chars : 1, out);
 }
 
 /* A register's bytes as lanes of type t, "NAME = [a, b, ...]" (one value: "NAME = a"). */

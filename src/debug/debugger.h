@@ -1,8 +1,8 @@
 /* The command core of `npukit debug` (docs/debugging.md): one debugger session over a loaded
  * npk_machine, driven by command lines, and the views (registers, NPU state, disassembly,
  * memory, output, statistics) as functions that render text to a FILE, so the line mode, the
- * batch mode and a later full-screen UI (each panel a memory stream) share them. Public API
- * only; no globals. */
+ * batch mode and the full-screen UI (src/debug/tui.c: each panel a memory stream) share them.
+ * Public API only; no globals. */
 #ifndef NPK_DEBUG_DEBUGGER_H
 #define NPK_DEBUG_DEBUGGER_H
 
@@ -34,6 +34,8 @@ void npk_debugger_set_interrupt(npk_debugger *d, volatile int *flag);
 /* The views. */
 void npk_debugger_view_where(npk_debugger *d, FILE *out);      /* insn, cycle, pc and its disassembly */
 void npk_debugger_view_regs(npk_debugger *d, FILE *out);       /* every register, '*' = changed */
+/* the same, as many registers to a line as fit in `chars` columns (at least one) */
+void npk_debugger_view_regs_width(npk_debugger *d, size_t chars, FILE *out);
 int npk_debugger_view_npu(npk_debugger *d, FILE *out);         /* the target's NPU or engine state */
 int npk_debugger_view_disasm(npk_debugger *d, unsigned count, FILE *out, char *err, size_t n);
 void npk_debugger_view_output(npk_debugger *d, FILE *out); /* the guest's output so far; when
