@@ -115,6 +115,17 @@ static int count_lines(const char *s, size_t len)
     return n;
 }
 
+static int widest_line(const char *s, size_t len)
+{
+    int most = 0, cur = 0;
+    for (size_t i = 0; i < len; i++, cur++)
+        if (s[i] == '\n') {
+            most = cur > most ? cur : most;
+            cur = -1;
+        }
+    return cur > most ? cur : most;
+}
+
 /* Line k of s (0-based): its start and length. */
 static const char *line_at(const char *s, size_t len, int k, size_t *ll)
 {
@@ -281,7 +292,11 @@ static void draw(ui *u)
     panel(1, 0, reg_h, W, "Registers ('*' changed; [ ] scroll)", &regs, TOP, &u->reg_scroll,
           1, hl);
     free(regs.buf);
-    int y = 1 + reg_h, rest = top - reg_h, lw = W * 11 / 20, rx = lw + 1, rw = W - rx;
+    /* the right column is as wide as the NPU view's lines, 45% to 60% of the screen */
+    render(u, V_NPU, 0, &npu);
+    int npu_w = widest_line(npu.buf ? npu.buf : "", npu.len);
+    int rw = max_int(W * 9 / 20, min_int(npu_w, W * 3 / 5)), lw = W - rw - 1, rx = lw + 1;
+    int y = 1 + reg_h, rest = top - reg_h;
 
     int dis_h = min_int(rest / 2, 10);
     render(u, V_DISASM, (unsigned)max_int(1, dis_h - 3), &dis);
@@ -293,7 +308,6 @@ static void draw(ui *u)
     panel(y + dis_h, 0, rest - dis_h, lw, title, &mem, TOP, NULL, 0, hl);
     free(mem.buf);
 
-    render(u, V_NPU, 0, &npu);
     int npu_h = min_int(count_lines(npu.buf ? npu.buf : "", npu.len) + 1, rest / 2);
     panel(y, rx, npu_h, rw, "NPU / engine state", &npu, TOP, NULL, 0, hl);
     free(npu.buf);

@@ -2,8 +2,9 @@
 # The full-screen UI of `npukit debug` (src/debug/tui.c) driven under tmux: a detached session
 # of 120x40 on a server of its own (-L, no configuration file), keys sent with send-keys, the
 # screen read with capture-pane until the expected text shows (at most 10 s for each). Runs
-# rvnpu (tests/debug/rvnpu.s), opennpu at K = 4, L = 8 (tests/core/commit/opennpu.s) and a toy
-# endless loop (Ctrl-C), a tiny terminal, and the mode selection (--tui, --line, TERM=dumb).
+# rvnpu (tests/debug/rvnpu.s), opennpu at K = 4, L = 8, tinytpu and pccx (the programs of
+# tests/core/commit), a toy endless loop (Ctrl-C), a tiny terminal, and the mode selection
+# (--tui, --line, TERM=dumb).
 # The expected values come from the programs' comments (derivations repeated below); the
 # batch tests (rvnpu.out, opennpu.out) show the same values.
 # usage: tui_test.sh NPUKIT SOURCE_DIR; exit 77 (skipped) without tmux or without ncurses.
@@ -173,6 +174,46 @@ wait_for "terminal too small (40x10)"
 T resize-window -t s -x 120 -y 40
 wait_for " NPU / engine state"
 wait_gone "terminal too small"
+keys q
+wait_for "EXITED 0"
+
+# ---- tinytpu, lanes = 2: tests/core/commit/tinytpu.s (every edge derived in its comments);
+# a step is a cycle. Q8.8: 0x0200 = 2, 0x0180 = 1.5
+start -t tinytpu "$SRC/tests/core/commit/tinytpu.s"
+wait_for "on tinytpu | insn 0, cycle 0: next cycle record 0"
+# (the disassembly and the NPU state share the 120 columns: both lines are clipped)
+wait_for "=> cycle 0: host0=0x0200 ; pathway=0000"
+# host0 appends 2 at ub[0] and 1.5 at ub[1]
+keys s s
+wait_for "insn 2, cycle 2: next cycle record 2"
+cmd "x/q8.8 ub:0 2"
+wait_for " Memory x/q8.8 ub:0 (t: type)"
+wait_for "ub:0x0: 2 1.5 0 0 0 0 0 0"
+# edges 3, 4: pe[0][0] latches the weight 2 into its shadow and passes it on (wout)
+keys s s
+wait_for "cycle 4; PE grid (Q8.8): pe[k][j] shadow active xout psum wout"
+wait_for "pe[0][0]         2         0         0         0         2 0 0"
+keys q
+wait_for "EXITED 0"
+
+# ---- pccx: tests/core/commit/pccx.s (every push derived in its comments); a step issues
+# one instruction, the cycle is the host clock (t_push = 4)
+start -t pccx "$SRC/tests/core/commit/pccx.s"
+wait_for "on pccx | insn 0, cycle 0: pc 0x0  0x3010001000400010  memset fmap, idx=1, a=1, b=4, c=1"
+# three pushes: host clock 12, the memcpy executes on the MEM engine (BUSY, busy.mem = 1)
+keys s s s
+wait_for "insn 3, cycle 12: pc 0x18"
+wait_for "host clock 12, issued 3, status 0x1 (BUSY 1 DONE 0 ERROR 0)"
+wait_re " mem +0 +1$"
+# the gemv writes 6.5 and 10.0 (BF16 0x40d0, 0x4120) at L2 bytes 0x800..0x803; at host
+# clock 16 it is decoded and waits for the memcpy (queue.gemv = 1)
+cmd "watch w l2:0x800+4"
+keys c
+wait_for "watchpoint 1: write of l2:0x800+4 by pc 0x18, value 0x412040d0"
+cmd "x/bf16 l2:0x800 2"
+wait_for "l2:0x800: 6.5 10 0 0 0 0 0 0"
+wait_for "host clock 16, issued 4, status 0x1 (BUSY 1 DONE 0 ERROR 0)"
+wait_re " gemv +1 +0$"
 keys q
 wait_for "EXITED 0"
 
