@@ -155,15 +155,15 @@ int npk_cmd_debug(int argc, char **argv)
         npk_usage_error(prog, "give one of --tui, --line and --batch");
         return NPK_EXIT_NOSTART;
     }
-    if (tui && !npk_tui_available()) {
-        fprintf(stderr, "npukit debug: --tui: this npukit was built without ncurses, so it has "
-                        "no full-screen UI (install libncurses-dev and rebuild; --line works)\n");
-        return NPK_EXIT_NOSTART;
-    }
     const char *term = getenv("TERM");
     int tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
     if (tui && !tty) {
         npk_usage_error(prog, "--tui needs a terminal on standard input and output");
+        return NPK_EXIT_NOSTART;
+    }
+    if (tui && !npk_tui_available()) {
+        fprintf(stderr, "npukit debug: --tui: this npukit was built without ncurses, so it has "
+                        "no full-screen UI (install libncurses-dev and rebuild; --line works)\n");
         return NPK_EXIT_NOSTART;
     }
     if (!tui && !line && !batch && tty && npk_tui_available() && term && term[0] &&
