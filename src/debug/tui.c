@@ -60,6 +60,7 @@ typedef struct ui {
     char mem_fmt[16];          /* the memory panel: x/FMT REF */
     char mem_ref[128];
     const char *busy;          /* the command running, for the key bar */
+    attr_t hl;                 /* changed registers */
 } ui;
 
 /* ---- text ---------------------------------------------------------------------------- */
@@ -267,9 +268,7 @@ static void draw(ui *u)
         refresh();
         return;
     }
-    attr_t hl = A_BOLD | A_UNDERLINE;
-    if (has_colors())
-        hl = A_BOLD | COLOR_PAIR(1);
+    attr_t hl = u->hl;
     text where, regs, npu, dis, mem, out, stats, log = {u->log, u->log_len};
     render(u, V_WHERE, 0, &where);
     size_t wl = 0;
@@ -277,8 +276,7 @@ static void draw(ui *u)
     char bar[512];
     const char *base = strrchr(u->title, '/');
     snprintf(bar, sizeof bar, " npukit debug: %s on %s | %.*s", base ? base + 1 : u->title,
-             npk_target_of(u->m),
-             (int)wl, w0);
+             npk_target_of(u->m), (int)wl, w0);
     attron(A_REVERSE | A_BOLD);
     mvhline(0, 0, ' ', W);
     mvaddnstr(0, 0, bar, W);
@@ -508,9 +506,11 @@ int npk_tui_run(npk_debugger *d, npk_machine *m, const char *title, volatile int
     nonl();
     keypad(stdscr, TRUE);
     set_escdelay(25);
+    attr_t hl = A_BOLD | A_UNDERLINE;   /* black on yellow where there are colours */
     if (has_colors() && start_color() == OK) {
         use_default_colors();
-        init_pair(1, COLOR_BLACK, COLOR_YELLOW);
+        if (init_pair(1, COLOR_BLACK, COLOR_YELLOW) == OK)
+            hl = A_BOLD | COLOR_PAIR(1);
     }
     ui *u = calloc(1, sizeof *u);
     if (!u) {
@@ -523,6 +523,7 @@ int npk_tui_run(npk_debugger *d, npk_machine *m, const char *title, volatile int
     u->m = m;
     u->title = title;
     u->intr = intr;
+    u->hl = hl;
     snprintf(u->mem_fmt, sizeof u->mem_fmt, "x");
     snprintf(u->mem_ref, sizeof u->mem_ref, "%s:0",
              npk_space_count(m) ? npk_space(m, 0)->name : "mem");

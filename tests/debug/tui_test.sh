@@ -98,7 +98,8 @@ wait_for "a0        0x00000009*"
 wait_for "ra        0x8000000c*"
 wait_for "=> 0x8000000c:  0x00b5000b  npu.macc a0, a1"
 # the changed value is drawn highlighted (bold), an unchanged one is not
-bold=$'\e\\[(0;)?1m(\e\\[[0-9;]*m)*'
+# an SGR sequence with the parameter 1 (bold), then any others, then the text
+bold=$'\e\\[([0-9]+;)*1(;[0-9]+)*m(\e\\[[0-9;]*m)*'
 row=$(T capture-pane -p -e -t s | grep -F '0x00000009*' | head -1)
 grep -qE "${bold}0x00000009\\*" <<<"$row" || bad "a0 (changed) is not bold: $(cat -v <<<"$row")"
 row=$(T capture-pane -p -e -t s | grep -F '0xfffffffe' | head -1)
