@@ -212,6 +212,28 @@ NPK_API npk_status npk_mem_read(npk_machine *m, const char *space, uint64_t addr
 NPK_API npk_status npk_mem_write(npk_machine *m, const char *space, uint64_t addr, const void *buf,
                                  size_t n);
 
+/* The bytes of a space where the target keeps them as one block (NULL otherwise, and for an
+ * unknown space; npk_error says which): read-only, for zero-copy views (the Python package's
+ * NumPy arrays). *size (if not NULL) is the space's size. The pointer stays valid until the
+ * next load, reset, snapshot restore or destroy; runs and npk_mem_write change the bytes in
+ * place. Write through npk_mem_write only: targets see writes there (decoded-instruction
+ * caches, watchpoints). */
+NPK_API const void *npk_space_data(npk_machine *m, const char *space, uint64_t *size);
+
+/* Element types of typed access, by name: "i8", "u8", "i16", "u16", "i32", "u32", "f32",
+ * "bf16", "q8.8", "e4m3", "e5m2" (little-endian; docs/run-io.md). npk_elem_size: bytes per
+ * element, 0 for an unknown name. npk_elems_to_f64 decodes count elements to binary64, which
+ * holds every value of every type exactly. npk_elems_from_f64 encodes: floats rounded to
+ * nearest-even (q8.8: half to even), integers only when whole; a value the type cannot hold
+ * (past its largest finite value, infinity for e4m3, NaN for q8.8 and integers) stops it with
+ * NPK_ERR_RANGE, *bad (if not NULL) its index and err "element I: ...". An unknown type is
+ * NPK_ERR_ARG. Neither needs a machine; the messages go to err (n bytes). */
+NPK_API size_t npk_elem_size(const char *type);
+NPK_API npk_status npk_elems_to_f64(const char *type, const void *in, size_t count, double *out,
+                                    char *err, size_t n);
+NPK_API npk_status npk_elems_from_f64(const char *type, const double *in, size_t count,
+                                      void *out, size_t *bad, char *err, size_t n);
+
 /* The architectural registers by the names the target's spec uses ("pc", "a0", "fcsr",
  * "acc", "v2", "pe[1][0].w", ...); docs/state.md lists every target's names, and
  * `npukit info -t T` prints them with their widths. Names match without regard to case. */

@@ -11,76 +11,6 @@
 #include "core/config.h"
 #include "num/num.h"
 
-static const struct {
-    const char *name;
-    unsigned size, bits;
-    int is_signed, is_float;
-    npk_fmt fmt; /* float types */
-} types[NPK_VT_COUNT] = {
-    [NPK_VT_BYTES] = {"bytes", 1, 8, 0, 0, NPK_FMT_F32},
-    [NPK_VT_I8] = {"i8", 1, 8, 1, 0, NPK_FMT_F32},
-    [NPK_VT_U8] = {"u8", 1, 8, 0, 0, NPK_FMT_F32},
-    [NPK_VT_I16] = {"i16", 2, 16, 1, 0, NPK_FMT_F32},
-    [NPK_VT_U16] = {"u16", 2, 16, 0, 0, NPK_FMT_F32},
-    [NPK_VT_I32] = {"i32", 4, 32, 1, 0, NPK_FMT_F32},
-    [NPK_VT_U32] = {"u32", 4, 32, 0, 0, NPK_FMT_F32},
-    [NPK_VT_F32] = {"f32", 4, 32, 1, 1, NPK_FMT_F32},
-    [NPK_VT_BF16] = {"bf16", 2, 16, 1, 1, NPK_FMT_BF16},
-    [NPK_VT_Q88] = {"q8.8", 2, 16, 1, 1, NPK_FMT_F32},
-    [NPK_VT_E4M3] = {"e4m3", 1, 8, 1, 1, NPK_FMT_E4M3},
-    [NPK_VT_E5M2] = {"e5m2", 1, 8, 1, 1, NPK_FMT_E5M2},
-};
-
-int npk_vtype_parse(const char *s, size_t len, npk_vtype *t)
-{
-    for (int i = 1; i < NPK_VT_COUNT; i++)
-        if (strlen(types[i].name) == len && strncmp(types[i].name, s, len) == 0) {
-            *t = (npk_vtype)i;
-            return 0;
-        }
-    return -1;
-}
-
-const char *npk_vtype_name(npk_vtype t) { return types[t].name; }
-size_t npk_vtype_size(npk_vtype t) { return types[t].size; }
-const char *npk_vtype_list(void)
-{
-    return "i8, u8, i16, u16, i32, u32, f32, bf16, q8.8, e4m3, e5m2";
-}
-
-static uint64_t get_le(const uint8_t *p, size_t n)
-{
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
-static void put_le(uint8_t *p, size_t n, uint64_t v)
-{
-    for (size_t i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* ---- integers -------------------------------------------------------------------------- */
-
-/* Does -mag (neg) or mag fit the integer type? Stores the encoding. */
-static int int_store(npk_vtype t, int neg, uint64_t mag, uint8_t *out, const char *shown,
-                     char *err, size_t n)
-{
-    unsigned bits = types[t].bits;
-    uint64_t max = types[t].is_signed ? (UINT64_C(1) << (bits - 1)) - 1
-                                      : (UINT64_C(1) << bits) - 1;
-    uint64_t negmax = types[t].is_signed ? UINT64_C(1) << (bits - 1) : 0;
-    if (neg ? mag > negmax : mag > max) {
-        snprintf(err, n, "%s is out of range for %s (%s%llu .. %llu)", shown, types[t].name,
-                 negmax ? "-" : "", (unsigned long long)negmax, (unsigned long long)max);
-        return -1;
-    }
-    put_le(out, types[t].size, neg ? (uint64_t)0 - mag : mag);
-    return 0;
-}
-
 /* [+-]digits (decimal, 0x hex or 0b binary) -> sign and magnitude. */
 static int parse_int(const char *tok, int *neg, uint64_t *mag)
 {
@@ -89,82 +19,26 @@ static int parse_int(const char *tok, int *neg, uint64_t *mag)
     return npk_parse_u64(s, mag);
 }
 
-/* ---- floating point ------------------------------------------------------------------ */
-
-static uint64_t dbits(double d)
-{
-    uint64_t b;
-    memcpy(&b, &d, sizeof b);
-    return b;
-}
-
-static double bitsd(uint64_t b)
-{
-    double d;
-    memcpy(&d, &b, sizeof d);
-    return d;
-}
-
-/* A number given as binary64 or binary32 bits (`from`) -> type t; `shown` is the number as
- * the user wrote it, for messages. */
-static int float_store(npk_vtype t, npk_fmt from, uint64_t x, uint8_t *out, const char *shown,
-                       char *err, size_t n)
-{
-    double d = from == NPK_FMT_F64 ? bitsd(x) : bitsd(npk_fmt_to_f64bits(from, x));
-    if (t == NPK_VT_Q88) {
-        if (isnan(d)) {
-            snprintf(err, n, "%s: q8.8 has no NaN", shown);
-            return -1;
-        }
-        /* the same rounding as npk_q88_from_double (half to even), checked before it
-         * saturates: a value outside the format is an error here, not a clamp */
-        int64_t v = isinf(d) ? (d > 0 ? INT64_MAX : INT64_MIN)
-                             : npk_fixed_from_double(d, 8, 64, NPK_QR_HALF_EVEN);
-        if (v < -32768 || v > 32767) {
-            snprintf(err, n, "%s is out of range for q8.8 (-128 .. 127.99609375)", shown);
-            return -1;
-        }
-        put_le(out, 2, (uint16_t)npk_q88_from_double(d));
-        return 0;
-    }
-    npk_fmt fmt = types[t].fmt;
-    if (isinf(d) && fmt == NPK_FMT_E4M3) {
-        snprintf(err, n, "%s: e4m3 has no infinity (largest finite 448)", shown);
-        return -1;
-    }
-    npk_fenv e;
-    npk_fenv_init(&e, NPK_RM_RNE);
-    uint64_t r = npk_fmt_convert(fmt, from, x, 0, &e);
-    if (e.flags & NPK_FLAG_OF) {
-        /* not npk_value_format: its search parses candidates, which may overflow here */
-        snprintf(err, n, "%s is out of range for %s (largest finite %.8g)", shown,
-                 types[t].name, bitsd(npk_fmt_to_f64bits(fmt, npk_fmt_max(fmt))));
-        return -1;
-    }
-    put_le(out, types[t].size, r);
-    return 0;
-}
-
 int npk_value_parse(npk_vtype t, const char *tok, uint8_t *out, char *err, size_t n)
 {
     if (t == NPK_VT_BYTES || t >= NPK_VT_COUNT) {
         snprintf(err, n, "no element type");
         return -1;
     }
-    if (!types[t].is_float) {
+    if (!npk_vtype_desc_of(t)->is_float) {
         int neg;
         uint64_t mag;
         if (parse_int(tok, &neg, &mag) != 0) {
-            snprintf(err, n, "'%s' is not an integer (type %s)", tok, types[t].name);
+            snprintf(err, n, "'%s' is not an integer (type %s)", tok, npk_vtype_desc_of(t)->name);
             return -1;
         }
-        return int_store(t, neg, mag, out, tok, err, n);
+        return npk_elem_store_int(t, neg, mag, out, tok, err, n);
     }
     char *end;
     errno = 0;
     double d = strtod(tok, &end);
     if (end == tok || *end) {
-        snprintf(err, n, "'%s' is not a number (type %s)", tok, types[t].name);
+        snprintf(err, n, "'%s' is not a number (type %s)", tok, npk_vtype_desc_of(t)->name);
         return -1;
     }
     int inf_given = 0;
@@ -172,10 +46,10 @@ int npk_value_parse(npk_vtype t, const char *tok, uint8_t *out, char *err, size_
         if (tolower((unsigned char)*p) == 'i')
             inf_given = 1; /* "inf", "infinity": no other number spelling has an i */
     if (isinf(d) && !inf_given) {
-        snprintf(err, n, "%s is out of range for %s", tok, types[t].name);
+        snprintf(err, n, "%s is out of range for %s", tok, npk_vtype_desc_of(t)->name);
         return -1;
     }
-    return float_store(t, NPK_FMT_F64, dbits(d), out, tok, err, n);
+    return npk_elem_store_float(t, NPK_FMT_F64, npk_f64_to_bits(d), out, tok, err, n);
 }
 
 /* The shortest "%.*g" of d that reads back to the encoding `in`. */
@@ -190,28 +64,23 @@ static void shortest(npk_vtype t, double d, const uint8_t *in, char *buf, size_t
         char e[8];
         snprintf(buf, n, "%.*g", p, d);
         if (npk_value_parse(t, buf, back, e, sizeof e) == 0 &&
-            memcmp(back, in, types[t].size) == 0)
+            memcmp(back, in, npk_vtype_desc_of(t)->size) == 0)
             return;
     }
 }
 
 void npk_value_format(npk_vtype t, const uint8_t *in, char *buf, size_t n)
 {
-    uint64_t raw = get_le(in, types[t].size);
-    if (!types[t].is_float) {
-        unsigned bits = types[t].bits;
-        if (types[t].is_signed)
-            snprintf(buf, n, "%lld", (long long)npk_wrap_int((int64_t)raw, bits));
+    const npk_vtype_desc *ty = npk_vtype_desc_of(t);
+    if (!ty->is_float) {
+        uint64_t raw = npk_le_get(in, ty->size);
+        if (ty->is_signed)
+            snprintf(buf, n, "%lld", (long long)npk_wrap_int((int64_t)raw, ty->bits));
         else
             snprintf(buf, n, "%llu", (unsigned long long)raw);
         return;
     }
-    if (t == NPK_VT_Q88) {
-        shortest(t, npk_q88_to_double((int16_t)(uint16_t)raw), in, buf, n);
-        return;
-    }
-    npk_fmt fmt = types[t].fmt;
-    double d = bitsd(npk_fmt_to_f64bits(fmt, raw));
+    double d = npk_elem_to_f64(t, in);
     if (isnan(d))
         snprintf(buf, n, "%snan", signbit(d) ? "-" : "");
     else if (isinf(d))
@@ -258,10 +127,10 @@ int npk_npy_parse(const uint8_t *data, size_t size, npk_npy *o, char *err, size_
     unsigned major = data[6];
     size_t hlen, hstart;
     if (major == 1) {
-        hlen = (size_t)get_le(data + 8, 2);
+        hlen = (size_t)npk_le_get(data + 8, 2);
         hstart = 10;
     } else if ((major == 2 || major == 3) && size >= 12) {
-        hlen = (size_t)get_le(data + 8, 4);
+        hlen = (size_t)npk_le_get(data + 8, 4);
         hstart = 12;
     } else {
         snprintf(err, n, ".npy format version %u.%u is not 1.0, 2.0 or 3.0", major, data[7]);
@@ -420,7 +289,7 @@ void npk_npy_write_header(FILE *f, const char *descr, size_t count)
 
 size_t npk_npy_element(npk_vtype t, const uint8_t *in, uint8_t *out)
 {
-    uint64_t raw = get_le(in, types[t].size);
+    uint64_t raw = npk_le_get(in, npk_vtype_desc_of(t)->size);
     uint32_t f;
     switch (t) {
     case NPK_VT_BF16: f = npk_bf16_to_f32((uint16_t)raw); break;
@@ -430,14 +299,14 @@ size_t npk_npy_element(npk_vtype t, const uint8_t *in, uint8_t *out)
         /* v / 256 with |v| < 2^15: exact in binary32 */
         npk_fenv e;
         npk_fenv_init(&e, NPK_RM_RNE);
-        f = npk_f64bits_to_f32(dbits(npk_q88_to_double((int16_t)(uint16_t)raw)), &e);
+        f = npk_f64bits_to_f32(npk_f64_to_bits(npk_q88_to_double((int16_t)(uint16_t)raw)), &e);
         break;
     }
     default:
-        memcpy(out, in, types[t].size);
-        return types[t].size;
+        memcpy(out, in, npk_vtype_desc_of(t)->size);
+        return npk_vtype_desc_of(t)->size;
     }
-    put_le(out, 4, f);
+    npk_le_put(out, 4, f);
     return 4;
 }
 
@@ -460,26 +329,26 @@ static int from_npy(const char *name, const uint8_t *data, size_t size, npk_vtyp
         }
         type = a.type;
     }
-    if (a.is_float != types[type].is_float) {
+    if (a.is_float != npk_vtype_desc_of(type)->is_float) {
         snprintf(err, n, "%s: a .npy of %s ('%s') cannot be read as %s; convert it in NumPy "
                          "or give %s type", name, a.is_float ? "floats" : "integers", a.descr,
-                 types[type].name, a.is_float ? "a float" : "an integer");
+                 npk_vtype_desc_of(type)->name, a.is_float ? "a float" : "an integer");
         return -1;
     }
-    size_t es = types[type].size;
+    size_t es = npk_vtype_desc_of(type)->size;
     uint8_t *buf = malloc(a.count ? a.count * es : 1);
     if (!buf) {
         snprintf(err, n, "%s: out of memory", name);
         return -1;
     }
     for (size_t i = 0; i < a.count; i++) {
-        uint64_t v = get_le(a.data + i * a.elem_size, a.elem_size);
+        uint64_t v = npk_le_get(a.data + i * a.elem_size, a.elem_size);
         char shown[48], why2[160];
         int bad;
         if (a.is_float) {
             npk_fmt from = a.elem_size == 4 ? NPK_FMT_F32 : NPK_FMT_F64;
-            snprintf(shown, sizeof shown, "%.17g", bitsd(npk_fmt_to_f64bits(from, v)));
-            bad = float_store(type, from, v, buf + i * es, shown, why2, sizeof why2);
+            snprintf(shown, sizeof shown, "%.17g", npk_bits_to_f64(npk_fmt_to_f64bits(from, v)));
+            bad = npk_elem_store_float(type, from, v, buf + i * es, shown, why2, sizeof why2);
         } else {
             int neg = a.is_signed && a.elem_size < 8 ? (v >> (8 * a.elem_size - 1)) & 1
                                                      : a.is_signed && (v >> 63);
@@ -487,7 +356,7 @@ static int from_npy(const char *name, const uint8_t *data, size_t size, npk_vtyp
                                                                       8 * (unsigned)a.elem_size)
                                : v;
             snprintf(shown, sizeof shown, "%s%llu", neg ? "-" : "", (unsigned long long)mag);
-            bad = int_store(type, neg, mag, buf + i * es, shown, why2, sizeof why2);
+            bad = npk_elem_store_int(type, neg, mag, buf + i * es, shown, why2, sizeof why2);
         }
         if (bad) {
             snprintf(err, n, "%s: element %zu: %s", name, i, why2);
@@ -520,7 +389,7 @@ int npk_typed_input(const char *name, const uint8_t *data, size_t size, npk_vtyp
         return 0;
     }
     /* text: numbers separated by blanks, commas or newlines; '#' starts a comment */
-    size_t es = types[type].size, cap = 64, count = 0;
+    size_t es = npk_vtype_desc_of(type)->size, cap = 64, count = 0;
     uint8_t *buf = malloc(cap * es);
     if (!buf) {
         snprintf(err, n, "%s: out of memory", name);

@@ -9,20 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-typedef enum npk_vtype {
-    NPK_VT_BYTES = 0, /* no type: raw bytes (hex in dumps) */
-    NPK_VT_I8, NPK_VT_U8, NPK_VT_I16, NPK_VT_U16, NPK_VT_I32, NPK_VT_U32,
-    NPK_VT_F32, NPK_VT_BF16, NPK_VT_Q88, NPK_VT_E4M3, NPK_VT_E5M2,
-    NPK_VT_COUNT
-} npk_vtype;
-
-/* "i8", "f32", "q8.8", ... -> type; -1 if `s` (the first `len` chars) names none. */
-int npk_vtype_parse(const char *s, size_t len, npk_vtype *t);
-const char *npk_vtype_name(npk_vtype t);
-/* Bytes per element (1 for NPK_VT_BYTES). */
-size_t npk_vtype_size(npk_vtype t);
-/* "i8, u8, i16, ..." for messages. */
-const char *npk_vtype_list(void);
+#include "core/elems.h" /* npk_vtype, npk_vtype_parse/name/size/list */
 
 /* One text number -> its little-endian encoding in `out` (npk_vtype_size bytes). Integers
  * take decimal or 0x hex and must fit; f32/bf16/e4m3/e5m2 take any C number (also inf, nan,

@@ -713,6 +713,22 @@ npk_status npk_mem_write(npk_machine *m, const char *space, uint64_t addr, const
     return NPK_OK;
 }
 
+const void *npk_space_data(npk_machine *m, const char *space, uint64_t *size)
+{
+    size_t idx = 0;
+    npk_memspace *sp = NULL;
+    if (find_space(m, space, &idx, &sp) != NPK_OK)
+        return NULL;
+    if (!sp->data) {
+        npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: %s is not kept as one block of bytes (read it "
+                 "with npk_mem_read)", m->target->name, sp->info.name);
+        return NULL;
+    }
+    if (size)
+        *size = sp->info.size;
+    return sp->data;
+}
+
 size_t npk_reg_count(const npk_machine *m)
 {
     const npk_reg_info *list;

@@ -12,6 +12,10 @@
 #              (with proto_check.cpp: Verilator's import prototypes equal npukit/dpi.h's) and
 #              run it; the environment gives NPK_VERILATOR and, when not Verilator's g++,
 #              NPK_VL_CXX (the C++ compiler matching CC)
+#   python     import the installed npukit package (NPK_PYTHON: the interpreter,
+#              NPK_PYTHON_DIR: the package's directory under the prefix) from outside the
+#              tree and run a program on each target with it; the extension must use the
+#              prefix's libnpukit.so
 set -u
 mode=$1 cmake=$2 build=$3 src=$4 libdir=$5 cc=$6
 shift 6
@@ -132,6 +136,33 @@ dpi)
   case $out in *"PASS: "*" checks of npukit_dpi $version from the installed package"*) ;;
     *) fail "dpi_tb printed: $out" ;; esac
   echo "$out" | grep '^PASS'
+  ;;
+python)
+  py=${NPK_PYTHON:?} pydir=${NPK_PYTHON_DIR:?}
+  [ -f "$P/$pydir/npukit/__init__.py" ] || fail "not installed: $pydir/npukit/__init__.py"
+  cd "$T" || fail "cd"
+  # Each target's program, results derived in the programs' comments: the toy sieve demo
+  # (5133 primes below 50000), rvnpu hello (its two lines), opennpu VX3 = 3 + 5, tinytpu
+  # psum 0x0300 = 3.0 appended at ub[2] after 7 cycles, pccx GEMV 6.5 and 10.0.
+  run env PYTHONPATH="$P/$pydir" PYTHONDONTWRITEBYTECODE=1 "$py" -c "
+import sys, npukit
+src, prefix = sys.argv[1], sys.argv[2]
+m = npukit.Machine('toy', mem='256K'); m.load(src + '/examples/toy/demo.s'); s = m.run()
+assert s.reason == 'exit' and '5133' in m.output, (s, m.output)
+m = npukit.Machine('rvnpu'); m.load(src + '/examples/rvnpu/hello.elf'); m.run()
+assert m.output.count('hello from rvnpu firmware') == 2, m.output
+m = npukit.Machine('opennpu', K=4, L=8); m.load(src + '/tests/core/commit/opennpu.s'); m.run()
+assert m.read('rf', 12, 4, 'i8').tolist() == [8] * 4
+m = npukit.Machine('tinytpu'); m.load(src + '/tests/core/commit/tinytpu.s'); m.run(7)
+assert m.read('ub', 4, 1, 'q8.8')[0] == 3.0
+m = npukit.Machine('pccx'); m.load(src + '/tests/core/commit/pccx.s'); m.run()
+assert m.read('l2', 0x800, 2, 'bf16').tolist() == [6.5, 10.0]
+libs = [l.split()[-1] for l in open('/proc/self/maps') if 'libnpukit.so' in l]
+assert libs and all(l.startswith(prefix + '/') for l in libs), libs
+assert npukit.__file__.startswith(prefix + '/'), npukit.__file__
+print('PASS: npukit', npukit.__version__, 'from', npukit.__file__.rsplit('/', 2)[0])
+" "$src" "$P"
+  cat "$T/log"
   ;;
 *) fail "unknown mode $mode" ;;
 esac
