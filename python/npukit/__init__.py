@@ -13,7 +13,9 @@ this package adds the Python side: NumPy arrays, element types, stop objects, pi
 from ._core import NpkError, version as _version
 from .machine import Machine, Stop, Commit, Effect, Registers, targets, config_help
 from .dtypes import DTYPES, encode, decode
+from .sweeps import sweep, load_spec, SpecError
 
 __version__ = _version
 __all__ = ["Machine", "Stop", "Commit", "Effect", "Registers", "NpkError", "targets",
-           "config_help", "DTYPES", "encode", "decode", "__version__"]
+           "config_help", "DTYPES", "encode", "decode", "sweep", "load_spec", "SpecError",
+           "__version__"]

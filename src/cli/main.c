@@ -16,6 +16,7 @@ static const struct {
     {"demo", npk_cmd_demo, "run the built-in showcase programs"},
     {"compile", npk_cmd_compile, "compile an MLP training step into a tinytpu control stream"},
     {"gdb", npk_cmd_gdb, "serve rvnpu firmware to GDB (remote serial protocol over TCP)"},
+    {"sweep", npk_cmd_sweep, "run a design-space sweep (points in parallel, or on Dask)"},
 };
 
 const char *npk_cli_command(size_t i)
@@ -63,6 +64,8 @@ static void usage(FILE *f)
             "       126 the program stopped on an unhandled fault\n"
             "  gdb: the firmware's exit status when it ended, 0 when the session ended with it\n"
             "       stopped, 125 could not start, 126 a fault after a detach\n"
+            "  sweep: 0 every point ran, 1 points that could not run, 2 usage error,\n"
+            "       125 a bad sweep specification or no Python package, 130 interrupted\n"
             "  an output that cannot be written (a full disk, standard output closed) is an\n"
             "  error: 'npukit: FILE: write error: REASON', status 1 (125 for run)\n",
             list);

@@ -163,6 +163,13 @@ assert npukit.__file__.startswith(prefix + '/'), npukit.__file__
 print('PASS: npukit', npukit.__version__, 'from', npukit.__file__.rsplit('/', 2)[0])
 " "$src" "$P"
   cat "$T/log"
+  # the installed `npukit sweep` finds the installed package: sum.s exits with 55 at both
+  # memory sizes
+  printf 'target = "toy"\nprogram = "%s/examples/toy/sum.s"\n[grid]\nmem = ["64K", "128K"]\n' \
+    "$src" >"$T/s.toml"
+  run env PYTHONDONTWRITEBYTECODE=1 "$P/bin/npukit" sweep -q -j 1 -o "$T/s" "$T/s.toml"
+  [ "$(grep -c ',exit,55,' "$T/s.csv")" = 2 ] || fail "installed npukit sweep: $(cat "$T/s.csv")"
+  echo "PASS: installed npukit sweep ran 2 points"
   ;;
 *) fail "unknown mode $mode" ;;
 esac
