@@ -20,50 +20,41 @@
 #include <strings.h>
 
 #include "npukit/npukit.h"
+#include "core.h"
 
 /* Instructions per slice of a run: between slices the GIL is taken to check Ctrl-C and the
  * commit callback's exceptions. */
 #define RUN_SLICE (UINT64_C(1) << 22)
 
-typedef struct {
-    PyObject_HEAD
-    npk_machine *m;
-    unsigned long busy; /* the thread running the machine with the GIL released, or 0 */
-    Py_ssize_t exports;
-    int capture;       /* guest output goes to the memory streams below */
-    FILE *out, *err;
-    char *out_buf, *err_buf;
-    size_t out_len, err_len, out_taken, err_taken;
-    PyObject *on_commit;
-    /* the exception the commit callback raised, pending (type, value, traceback) */
-    PyObject *cb_type, *cb_value, *cb_tb;
-} MachineObject;
 
-static PyObject *NpkError; /* npukit.NpkError, the base of every error the library reports */
+PyObject *NpkError; /* npukit.NpkError, the base of every error the library reports */
 
-static PyTypeObject MachineType;
 
 /* ---- helpers ------------------------------------------------------------------------- */
 
-static PyObject *raise_status(npk_status st, const char *msg)
+PyObject *raise_error(const char *msg, const char *status)
 {
-    PyObject *type = NpkError;
-    if (st == NPK_ERR_NOMEM)
-        return PyErr_NoMemory();
     /* str(e) is the message; e.status the status name ("malformed input", ...) */
-    PyObject *e = PyObject_CallFunction(type, "s", msg && *msg ? msg : npk_status_name(st));
+    PyObject *e = PyObject_CallFunction(NpkError, "s", msg);
     if (!e)
         return NULL;
-    PyObject *name = PyUnicode_FromString(npk_status_name(st));
+    PyObject *name = PyUnicode_FromString(status);
     if (!name || PyObject_SetAttrString(e, "status", name) < 0) {
         Py_XDECREF(name);
         Py_DECREF(e);
         return NULL;
     }
     Py_DECREF(name);
-    PyErr_SetObject(type, e);
+    PyErr_SetObject(NpkError, e);
     Py_DECREF(e);
     return NULL;
+}
+
+PyObject *raise_status(npk_status st, const char *msg)
+{
+    if (st == NPK_ERR_NOMEM)
+        return PyErr_NoMemory();
+    return raise_error(msg && *msg ? msg : npk_status_name(st), npk_status_name(st));
 }
 
 static PyObject *fail(MachineObject *self, npk_status st)
@@ -73,7 +64,7 @@ static PyObject *fail(MachineObject *self, npk_status st)
 
 /* The machine may be read or written now: it exists and no other thread runs it (the commit
  * callback, called by the running thread, may read it, as the C API allows). */
-static int usable(MachineObject *self)
+int usable(MachineObject *self)
 {
     if (!self->m) {
         PyErr_SetString(PyExc_ValueError, "npukit: the machine is closed");
@@ -90,7 +81,7 @@ static int usable(MachineObject *self)
 
 /* The machine may be run, stepped, reset or reloaded: not even the commit callback of a run
  * under way may do that (the C API forbids it). */
-static int idle(MachineObject *self)
+int idle(MachineObject *self)
 {
     if (!usable(self))
         return 0;
@@ -975,7 +966,7 @@ static PyGetSetDef Machine_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-static PyTypeObject MachineType = {
+PyTypeObject MachineType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "npukit._core.Machine",
     .tp_basicsize = sizeof(MachineObject),
     .tp_dealloc = (destructor)Machine_dealloc,
@@ -1112,6 +1103,7 @@ static PyMethodDef module_methods[] = {
     {"elems_to_f64", mod_elems_to_f64, METH_VARARGS, "npk_elems_to_f64"},
     {"elems_from_f64", mod_elems_from_f64, METH_VARARGS, "npk_elems_from_f64"},
     {"snapshot_info", mod_snapshot_info, METH_VARARGS, "(target, config) of a snapshot"},
+    {"pccx_disasm", npk_py_pccx_disasm, METH_VARARGS, "pccx_disasm(word, ext=True) -> text"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1123,7 +1115,8 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__core(void)
 {
-    if (PyType_Ready(&MachineType) < 0 || PyType_Ready(&SpaceBufferType) < 0)
+    if (PyType_Ready(&MachineType) < 0 || PyType_Ready(&SpaceBufferType) < 0 ||
+        PyType_Ready(&PccxType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m)
@@ -1134,6 +1127,7 @@ PyMODINIT_FUNC PyInit__core(void)
         PyExc_RuntimeError, NULL);
     if (!NpkError || PyModule_AddObjectRef(m, "NpkError", NpkError) < 0 ||
         PyModule_AddObjectRef(m, "Machine", (PyObject *)&MachineType) < 0 ||
+        PyModule_AddObjectRef(m, "Pccx", (PyObject *)&PccxType) < 0 ||
         PyModule_AddStringConstant(m, "version", npk_version()) < 0) {
         Py_DECREF(m);
         return NULL;
