@@ -18,6 +18,7 @@ import json
 import os
 import pathlib
 import shlex
+import string
 import subprocess
 import sys
 import tempfile
@@ -107,14 +108,19 @@ class Spec:
         return v
 
     def _check_prepare(self, p):
-        if not isinstance(p, dict) or not isinstance(p.get("command"), list) or \
-                not all(isinstance(a, str) for a in p["command"]):
+        if not isinstance(p, dict) or not isinstance(p.get("command", []), list) or \
+                not all(isinstance(a, str) for a in p.get("command", [])):
             raise SpecError(f"{self.where}: prepare.command: expected a list of strings "
                             "(the command and its arguments, with {param} fields)")
         for k in p:
-            if k not in ("command", "program", "loads"):
+            if k not in ("command", "program", "loads", "templates"):
                 raise SpecError(f"{self.where}: prepare.{k}: unknown field (known: command, "
-                                "program, loads)")
+                                "program, loads, templates)")
+        for i, t in enumerate(p.get("templates", [])):
+            if not isinstance(t, dict) or set(t) != {"file", "to"}:
+                raise SpecError(f"{self.where}: prepare.templates[{i}]: expected a table "
+                                "{file = TEMPLATE, to = OUTPUT} (${name} in the template is "
+                                "a parameter)")
 
     def expand(self):
         """The points: every combination of the grid, then the explicit list; each a dict of
@@ -173,7 +179,10 @@ class Spec:
                "prepare": None}
         if self.prepare:
             job["prepare"] = {
-                "command": [fill(a, "prepare.command") for a in self.prepare["command"]],
+                "templates": [{"file": fill(t["file"], f"prepare.templates[{i}].file"),
+                               "to": fill(t["to"], f"prepare.templates[{i}].to")}
+                              for i, t in enumerate(self.prepare.get("templates", []))],
+                "command": [fill(a, "prepare.command") for a in self.prepare.get("command", [])],
                 "program": fill(self.prepare.get("program", ""), "prepare.program"),
                 "loads": [fill(a, "prepare.loads") for a in self.prepare.get("loads", [])],
             }
@@ -224,10 +233,18 @@ def run_point(job):
             program, loads = job["program"], []
             out = os.path.join(tmp, "gen")
             if job["prepare"]:
+                for t in job["prepare"]["templates"]:
+                    text = _resolve(job["base"], t["file"]).read_text()
+                    try:
+                        text = string.Template(text).substitute(
+                            {k: str(v) for k, v in job["params"].items()})
+                    except (KeyError, ValueError) as e:
+                        raise RuntimeError(f"template {t['file']}: no parameter {e}") from None
+                    _resolve(job["base"], t["to"].replace("{out}", out)).write_text(text)
                 cmd = [a.replace("{out}", out) for a in job["prepare"]["command"]]
                 r = subprocess.run(cmd, cwd=job["base"], capture_output=True, text=True,
-                                   timeout=job["timeout"] or None)
-                if r.returncode != 0:
+                                   timeout=job["timeout"] or None) if cmd else None
+                if r is not None and r.returncode != 0:
                     raise RuntimeError(f"prepare command failed ({r.returncode}): "
                                        f"{shlex.join(cmd)}: {r.stderr.strip()[-400:]}")
                 program = job["prepare"]["program"].replace("{out}", out) or program

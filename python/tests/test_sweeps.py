@@ -89,6 +89,20 @@ def test_bad_spec_names_the_field(spec, field, tmp_path):
         npukit.sweep(spec, out=tmp_path / "r", progress=False)
 
 
+def test_prepare_template_fills_parameters(tmp_path):
+    # the template is a toy program whose exit status is the parameter: li r1, ${v}; exit r1
+    (tmp_path / "prog.s.in").write_text("li r1, ${v}\nexit r1\n")
+    spec = {"target": "toy", "params": ["v"], "grid": {"v": [3, 7]},
+            "prepare": {"templates": [{"file": "prog.s.in", "to": "{out}.s"}],
+                        "program": "{out}.s"}}
+    s = Spec(spec, where="t.toml", base=tmp_path)
+    rows = npukit.sweep(s, out=tmp_path / "t", progress=False, jobs=1)
+    assert [(r["param.v"], r["exit_code"]) for r in rows] == [(3, 3), (7, 7)]
+    bad = Spec({**spec, "params": ["w"], "grid": {"w": [1]}}, where="t.toml", base=tmp_path)
+    (row,) = npukit.sweep(bad, out=tmp_path / "b", progress=False, jobs=1)
+    assert row["status"] == "error" and "no parameter 'v'" in row["message"]
+
+
 def test_cli_exit_status_and_messages(src, tmp_path, capsys):
     bad = tmp_path / "bad.toml"
     bad.write_text('target = "toy"\nasm = "halt"\n[grid]\nmem = 3\n')
