@@ -42,7 +42,10 @@ typedef struct {
     int split, gqa, layers, lm_chunks;
     uint32_t context, window;
     uint32_t hp_bytes;     /* 0 = default hp_bytes_per_axi_cycle (16) */
+    uint32_t core_mhz;     /* 0 = default f_core_mhz (400) */
+    uint32_t gemv_ports, gemm_ports; /* 0 = default port masks (0xC, 0x3) */
     const char *timeline;
+    const char *stats_json; /* npk_stats_json of the run to this file (npukit sweep) */
     double check;          /* > 0: check mode, the allowed cycles / bound factor */
 } options;
 
@@ -672,6 +675,11 @@ static void usage(FILE *f)
             "  --lm-chunks C   LM-head GEMVs of N = 52,480 to issue, 0..5 (default 5)\n"
             "  --hp-bytes B    bytes per AXI cycle of each HP weight port (default 16 = 4 GB/s);\n"
             "                  a what-if on the weight bandwidth, everything else default\n"
+            "  --core-mhz F    core clock f_core in MHz (default 400)\n"
+            "  --gemv-ports M  HP ports GEMV streams over, a mask of bits 0..3 (default 0xC)\n"
+            "  --gemm-ports M  HP ports GEMM streams over (default 0x3)\n"
+            "  --stats-json F  write the run's statistics as JSON to F (npukit's format, as\n"
+            "                  'npukit run --stats=json'; what npukit sweep reads)\n"
             "  --timeline F    write a Perfetto (Chrome trace-event) timeline to F\n"
             "  --check X       check mode: exit 1 unless the run has no fault, all logits are\n"
             "                  finite and bound <= cycles <= X * bound\n"
@@ -705,6 +713,14 @@ static void parse(int argc, char **argv, options *o)
             o->lm_chunks = atoi(argv[++i]);
         } else if (!strcmp(a, "--hp-bytes") && more) {
             o->hp_bytes = (uint32_t)strtoul(argv[++i], NULL, 0);
+        } else if (!strcmp(a, "--core-mhz") && more) {
+            o->core_mhz = (uint32_t)strtoul(argv[++i], NULL, 0);
+        } else if (!strcmp(a, "--gemv-ports") && more) {
+            o->gemv_ports = (uint32_t)strtoul(argv[++i], NULL, 0);
+        } else if (!strcmp(a, "--gemm-ports") && more) {
+            o->gemm_ports = (uint32_t)strtoul(argv[++i], NULL, 0);
+        } else if (!strcmp(a, "--stats-json") && more) {
+            o->stats_json = argv[++i];
         } else if (!strcmp(a, "--timeline") && more) {
             o->timeline = argv[++i];
         } else if (!strcmp(a, "--check") && more) {
@@ -722,6 +738,10 @@ static void parse(int argc, char **argv, options *o)
         die("%s", "--lm-chunks must be 0..5");
     if (o->check < 0)
         die("%s", "--check needs a positive factor");
+    if (o->core_mhz > 10000)
+        die("%s", "--core-mhz must be 1..10000");
+    if (o->gemv_ports > 0xF || o->gemm_ports > 0xF)
+        die("%s", "--gemv-ports and --gemm-ports are masks of the HP ports 0..3 (1..0xF)");
 }
 
 int main(int argc, char **argv)
@@ -735,6 +755,12 @@ int main(int argc, char **argv)
     pccx_timing_default(&g->p);
     if (g->o.hp_bytes)
         g->p.hp_bytes_per_axi_cycle = g->o.hp_bytes;
+    if (g->o.core_mhz)
+        g->p.f_core_mhz = g->o.core_mhz;
+    if (g->o.gemv_ports)
+        g->p.gemv_ports = g->o.gemv_ports;
+    if (g->o.gemm_ports)
+        g->p.gemm_ports = g->o.gemm_ports;
     uint32_t T = g->o.context;
 
     /* wall and CPU time: on a shared VM the CPU time is the stable figure */
@@ -750,6 +776,8 @@ int main(int argc, char **argv)
     cfg.timing = &g->p;   /* the same parameters as the analytic bound */
     cfg.host_ddr_bytes = (L.host_bytes + 15) & ~(uint64_t)15;
     ok(g, pccx_init(&g->c, &cfg), "pccx_init");
+    if (g->o.stats_json && npk_stats_enable(pccx_machine(g->c), 1) != NPK_OK)
+        die("%s", "cannot enable the statistics");
     if (g->o.timeline && npk_timeline_open(pccx_machine(g->c), g->o.timeline) != NPK_OK)
         die("cannot open the timeline %s", g->o.timeline);
     load_constants(g, &L);
@@ -926,6 +954,11 @@ int main(int argc, char **argv)
         if (!fail)
             printf("CHECK OK: bound <= cycles <= %.3f x bound, no fault, logits finite\n",
                    g->o.check);
+    }
+    if (g->o.stats_json) {
+        FILE *jf = fopen(g->o.stats_json, "w");
+        if (!jf || npk_stats_json(pccx_machine(g->c), jf) != NPK_OK || fclose(jf) != 0)
+            die("cannot write the statistics to %s", g->o.stats_json);
     }
     pccx_deinit(g->c);
     free(g->label);

@@ -35,7 +35,7 @@ class SpecError(ValueError):
 # ---- the specification --------------------------------------------------------------------
 
 _TOP = {"name", "target", "program", "asm", "config", "grid", "points", "params",
-        "max_insns", "inputs", "prepare", "plot", "timeout"}
+        "max_insns", "inputs", "prepare", "plot", "timeout", "command", "stats"}
 
 
 class Spec:
@@ -58,10 +58,20 @@ class Spec:
         self.prepare = data.get("prepare")
         if self.prepare is not None:
             self._check_prepare(self.prepare)
-        if sum(x is not None for x in (self.program, self.asm)) != 1 and \
+        self.command = data.get("command")
+        if self.command is not None and (not isinstance(self.command, list) or not all(
+                isinstance(a, str) for a in self.command) or not self.command):
+            raise SpecError(f"{where}: command: expected a list of strings (a host program "
+                            "and its arguments, with {param} fields)")
+        self.stats = self._str(data, "stats")
+        if (self.command is None) != (self.stats is None):
+            raise SpecError(f"{where}: stats: 'command' and 'stats' (the JSON statistics file "
+                            "the command writes) go together")
+        if sum(x is not None for x in (self.program, self.asm, self.command)) != 1 and \
                 not (self.prepare and "program" in self.prepare):
             raise SpecError(f"{where}: program: give exactly one of 'program' (a file), 'asm' "
-                            "(source text) or prepare.program")
+                            "(source text), prepare.program or 'command' (a host program "
+                            "that runs the machine itself)")
         self.config = self._table(data, "config")
         self.grid = self._table(data, "grid")
         for k, v in self.grid.items():
@@ -138,6 +148,8 @@ class Spec:
         any point runs): a bad setting is a SpecError naming its field."""
         from . import _core
 
+        if self.command:  # the host program makes its machine
+            return
         seen = set()
         for job in jobs:
             key = json.dumps(job["config"], sort_keys=True)
@@ -174,6 +186,8 @@ class Spec:
                "max_insns": self.max_insns, "timeout": self.timeout, "base": str(self.base),
                "program": fill(self.program, "program") if self.program else None,
                "asm": self.asm,
+               "command": [fill(a, "command") for a in self.command] if self.command else None,
+               "stats": fill(self.stats, "stats") if self.stats else None,
                "inputs": [{**inp, "file": fill(inp["file"], f"inputs[{i}].file")}
                           for i, inp in enumerate(self.inputs)],
                "prepare": None}
@@ -193,7 +207,7 @@ class Spec:
 def point_id(job):
     """A point's identity: what it runs, not where (stable across runs and machines)."""
     key = {k: job[k] for k in ("target", "config", "params", "max_insns", "program", "asm",
-                               "inputs", "prepare")}
+                               "inputs", "prepare", "command")}
     return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -224,8 +238,6 @@ def _resolve(base, p):
 def run_point(job):
     """Run one point and return its result row (a dict). Never raises: a failure is a row
     with status "error" and the message."""
-    from .machine import Machine  # in the worker
-
     t0 = time.perf_counter()
     row = {"id": job["id"], **{f"param.{k}": v for k, v in job["params"].items()}}
     try:
@@ -249,39 +261,72 @@ def run_point(job):
                                        f"{shlex.join(cmd)}: {r.stderr.strip()[-400:]}")
                 program = job["prepare"]["program"].replace("{out}", out) or program
                 loads = [s.replace("{out}", out) for s in job["prepare"]["loads"]]
-            m = Machine(job["target"], job["config"])
-            if program:
-                m.load(_resolve(job["base"], program))
+            if job["command"]:
+                _run_command(job, out, row)
             else:
-                m.load(asm=job["asm"], name="<spec asm>")
-            for s in loads:  # SPACE:ADDR:FILE
-                space, addr, f = s.split(":", 2)
-                m.write(space, int(addr, 0), _resolve(job["base"], f).read_bytes())
-            for inp in job["inputs"]:
-                data = _resolve(job["base"], inp["file"].replace("{out}", out)).read_bytes()
-                if "symbol" in inp:
-                    m.write_symbol(inp["symbol"], data)
-                else:
-                    m.write(inp["space"], int(inp.get("addr", 0)), data)
-            stop = m.run(job["max_insns"] or None)
-            st = m.stats()
-            row["status"] = "ok" if stop.reason == "exit" and stop.exit_code == 0 else stop.reason
-            row["exit_code"] = stop.exit_code if stop.reason == "exit" else ""
-            row["message"] = "" if stop.reason == "exit" else stop.message
-            row["config"] = m.config
-            row["instructions"] = st["instructions"]
-            row["cycles"] = st["cycles"]
-            for unit, busy in st.get("unit_busy", {}).items():
-                row[f"util.{unit}"] = round(busy / st["cycles"], 6) if st["cycles"] else 0.0
-            for name, v in st.get("counters", {}).items():
-                row[f"counter.{name}"] = v
-            row["output_sha256"] = hashlib.sha256(m.output_bytes).hexdigest()[:16]
-            m.close()
+                _run_machine(job, program, loads, out, row)
     except Exception as e:  # a point that cannot run is a result too
         row.update(status="error", message=f"{type(e).__name__}: {e}")
     row["host_seconds"] = round(time.perf_counter() - t0, 4)
     row["host"] = os.uname().nodename
     return row
+
+
+def _stats_fields(row, st):
+    """The result columns taken from npukit's statistics JSON (npk_stats_json)."""
+    row["config"] = st.get("config", "")
+    row["instructions"] = st["instructions"]
+    row["cycles"] = st["cycles"]
+    for unit, busy in st.get("unit_busy", {}).items():
+        row[f"util.{unit}"] = round(busy / st["cycles"], 6) if st["cycles"] else 0.0
+    for name, v in st.get("counters", {}).items():
+        row[f"counter.{name}"] = v
+
+
+def _run_machine(job, program, loads, out, row):
+    from .machine import Machine  # in the worker
+
+    m = Machine(job["target"], job["config"])
+    if program:
+        m.load(_resolve(job["base"], program))
+    else:
+        m.load(asm=job["asm"], name="<spec asm>")
+    for s in loads:  # SPACE:ADDR:FILE
+        space, addr, f = s.split(":", 2)
+        m.write(space, int(addr, 0), _resolve(job["base"], f).read_bytes())
+    for inp in job["inputs"]:
+        data = _resolve(job["base"], inp["file"].replace("{out}", out)).read_bytes()
+        if "symbol" in inp:
+            m.write_symbol(inp["symbol"], data)
+        else:
+            m.write(inp["space"], int(inp.get("addr", 0)), data)
+    stop = m.run(job["max_insns"] or None)
+    row["status"] = "ok" if stop.reason == "exit" and stop.exit_code == 0 else stop.reason
+    row["exit_code"] = stop.exit_code if stop.reason == "exit" else ""
+    row["message"] = "" if stop.reason == "exit" else stop.message
+    _stats_fields(row, m.stats())
+    row["output_sha256"] = hashlib.sha256(m.output_bytes).hexdigest()[:16]
+    m.close()
+
+
+def _run_command(job, out, row):
+    """A host program that runs the machine itself (through the C API) and writes npukit's
+    statistics JSON to the stats file; its standard output is the point's output."""
+    cmd = [a.replace("{out}", out) for a in job["command"]]
+    r = subprocess.run(cmd, cwd=job["base"], capture_output=True,
+                       timeout=job["timeout"] or None)
+    row["status"] = "ok" if r.returncode == 0 else "exit"
+    row["exit_code"] = r.returncode
+    row["message"] = "" if r.returncode == 0 else \
+        r.stderr.decode("utf-8", "replace").strip()[-400:]
+    stats = _resolve(job["base"], job["stats"].replace("{out}", out))
+    try:
+        st = json.loads(stats.read_text())
+    except (OSError, ValueError) as e:
+        raise RuntimeError(f"{shlex.join(cmd)} (exit {r.returncode}) left no statistics in "
+                           f"{stats}: {e}") from None
+    _stats_fields(row, st)
+    row["output_sha256"] = hashlib.sha256(r.stdout).hexdigest()[:16]
 
 
 # ---- running many -------------------------------------------------------------------------

@@ -103,6 +103,28 @@ def test_prepare_template_fills_parameters(tmp_path):
     assert row["status"] == "error" and "no parameter 'v'" in row["message"]
 
 
+def test_command_points(src, tmp_path):
+    # a host program that runs the machine itself: here `npukit run`, whose statistics JSON
+    # the sweep reads; sum.s exits with 55 after 34 instructions (examples/toy/sum.s)
+    build = os.environ.get("NPUKIT_BUILD_DIR")
+    if not build or not pathlib.Path(build, "npukit").exists():
+        pytest.skip("no build tree (NPUKIT_BUILD_DIR)")
+    spec = {"target": "toy", "params": ["mem"], "grid": {"mem": ["64K", "128K"]},
+            "command": ["{build}/npukit", "run", "-t", "toy:mem={mem}", "--stats=json",
+                        "--stats-output", "{out}.json", str(src / "examples/toy/sum.s")],
+            "stats": "{out}.json"}
+    rows = npukit.sweep(spec, out=tmp_path / "c", progress=False, jobs=1)
+    assert [(r["status"], r["exit_code"], r["instructions"]) for r in rows] == [("exit", 55, 34)] * 2
+    assert [r["config"] for r in rows] == ["mem=65536", "mem=131072"]
+    # a command that leaves no statistics is a point that could not run
+    (row,) = npukit.sweep({**spec, "grid": {"mem": ["64K"]}, "stats": "{out}.none"},
+                          out=tmp_path / "d", progress=False, jobs=1)
+    assert row["status"] == "error" and "left no statistics" in row["message"]
+    with pytest.raises(SpecError, match="stats"):
+        npukit.sweep({k: v for k, v in spec.items() if k != "stats"}, out=tmp_path / "e",
+                     progress=False)
+
+
 def test_cli_exit_status_and_messages(src, tmp_path, capsys):
     bad = tmp_path / "bad.toml"
     bad.write_text('target = "toy"\nasm = "halt"\n[grid]\nmem = 3\n')
