@@ -38,5 +38,7 @@ int idle(MachineObject *self);
 /* pccx.c: the pccx host API over a pccx machine (npukit._core.Pccx) */
 extern PyTypeObject PccxType;
 PyObject *npk_py_pccx_disasm(PyObject *mod, PyObject *args);
+/* tinytpu.c: the schedule compiler */
+PyObject *npk_py_tinytpu_compile(PyObject *mod, PyObject *args);
 
 #endif

@@ -204,10 +204,7 @@ int npk_cmd_compile(int argc, char **argv)
         fprintf(stderr, "%s: %s: cannot write: %s\n", prog, output, strerror(errno));
         goto out;
     }
-    fprintf(f, "%s compiled from %s: %zu cycles, lanes=%u ub_words=%u lr=0x%04X; cycle 1 is a "
-               "reset cycle\n", net.format == TT_FMT_ASM ? ";" : "#", name, c.cycles, net.N,
-            net.ub_words, net.lr);
-    if (tt_write_program(&c.prog, net.format, f, err, sizeof err)) {
+    if (tt_write_stream(&net, &c, name, f, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", prog, err);
         goto out;
     }
@@ -221,9 +218,9 @@ int npk_cmd_compile(int argc, char **argv)
     fprintf(info, "%s: %s -> %s (%s): %zu cycles (reset + host load %zu, %zu per step x %u)%s\n",
             prog, name, output, tt_format_names[net.format], c.cycles, c.load_cycles,
             c.step_cycles, net.steps, net.eval ? " + evaluation pass" : "");
-    fprintf(info, "run with: npukit run -t tinytpu:lanes=%u,ub_words=%u,lr=0x%04X%s%s %s\n",
-            net.N, net.ub_words, net.lr, net.format == TT_FMT_ASM ? "" : ",format=",
-            net.format == TT_FMT_ASM ? "" : tt_format_names[net.format], output);
+    char settings[128];
+    tt_run_settings(&net, settings, sizeof settings);
+    fprintf(info, "run with: npukit run -t tinytpu:%s %s\n", settings, output);
     fprintf(info, "settings: lr=0x%04X (in no word, B6), 2/B=0x%04X, alpha=0x%04X; the stream "
                   "starts with a reset cycle (equivalent to power-on)%s\n", net.lr, c.inv,
             net.alpha, c.identity_bias ? "; last bias updated through the identity (rule 6)"

@@ -927,3 +927,19 @@ void tt_compiled_print_map(const tt_net *net, const tt_compiled *c, FILE *out)
     fprintf(out, "%s (%u words)\n", n ? "" : " none", n);
     fprintf(out, "# words used: %u of %u\n", c->words, net->ub_words);
 }
+
+int tt_write_stream(const tt_net *net, const tt_compiled *c, const char *name, FILE *out,
+                    char *err, size_t err_size)
+{
+    fprintf(out, "%s compiled from %s: %zu cycles, lanes=%u ub_words=%u lr=0x%04X; cycle 1 is a "
+                 "reset cycle\n", net->format == TT_FMT_ASM ? ";" : "#", name, c->cycles, net->N,
+            net->ub_words, net->lr);
+    return tt_write_program(&c->prog, net->format, out, err, err_size);
+}
+
+void tt_run_settings(const tt_net *net, char *buf, size_t n)
+{
+    snprintf(buf, n, "lanes=%u,ub_words=%u,lr=0x%04X%s%s", net->N, net->ub_words, net->lr,
+             net->format == TT_FMT_ASM ? "" : ",format=",
+             net->format == TT_FMT_ASM ? "" : tt_format_names[net->format]);
+}

@@ -89,6 +89,13 @@ void tt_compiled_free(tt_compiled *c);
 long tt_compiled_check(const tt_net *net, const tt_compiled *c, uint16_t *ub, char *err,
                        size_t err_size);
 
+/* The stream file: a header comment line naming `name`, the cycles and the settings, then the
+ * program in net->format. 0, or -1 with the reason in err. */
+int tt_write_stream(const tt_net *net, const tt_compiled *c, const char *name, FILE *out,
+                    char *err, size_t err_size);
+/* The settings to run the stream with: "lanes=N,ub_words=W,lr=0xLLLL[,format=F]". */
+void tt_run_settings(const tt_net *net, char *buf, size_t n);
+
 /* Print the memory map (one line per region), the junk ranges and the totals. */
 void tt_compiled_print_map(const tt_net *net, const tt_compiled *c, FILE *out);
 
