@@ -96,6 +96,19 @@ const char *npk_cli_command(size_t i);
 /* List of known targets as "a, b, c". */
 void npk_target_list(char *buf, size_t n);
 
+/* Shared by `npukit gdb` and `npukit run --gdb` (src/cli/cmd_gdb.c). A port number (0 to
+ * 65535) given with option `opt`: 0, or -1 after the usage error. */
+int npk_gdb_port(const char *prog, const char *opt, const char *v, unsigned *port);
+struct npk_gdb_target;
+/* The GDB register description of target "NAME[:CONFIG]", or NULL after saying that the
+ * target has none (and that `npukit debug` debugs it). */
+const struct npk_gdb_target *npk_gdb_cli_target(const char *prog, const char *target);
+/* Listen on bind_addr:port (a warning when it is not a loopback address), serve one GDB
+ * session on the loaded machine m, and after a detach run it to its end. Returns the exit
+ * status (npukit-gdb(1)). */
+int npk_gdb_cli_serve(const char *prog, npk_machine *m, const struct npk_gdb_target *gt,
+                      const char *bind_addr, unsigned port);
+
 int npk_cmd_asm(int argc, char **argv);
 int npk_cmd_disasm(int argc, char **argv);
 int npk_cmd_run(int argc, char **argv);

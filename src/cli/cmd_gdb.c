@@ -71,6 +71,95 @@ static int loopback(const char *a)
     return strcmp(a, "::1") == 0 || strncmp(a, "127.", 4) == 0;
 }
 
+int npk_gdb_port(const char *prog, const char *opt, const char *v, unsigned *port)
+{
+    char *end;
+    errno = 0;
+    unsigned long p = strtoul(v, &end, 10);
+    if (!*v || *end || errno || p > 65535 || v[0] == '-')
+        return npk_usage_error(prog, "%s %s: not a port number (0 to 65535)", opt, v), -1;
+    *port = (unsigned)p;
+    return 0;
+}
+
+const npk_gdb_target *npk_gdb_cli_target(const char *prog, const char *target)
+{
+    char tname[64];
+    snprintf(tname, sizeof tname, "%.*s", (int)strcspn(target, ":"), target);
+    const npk_gdb_target *gt = npk_gdb_target_for(tname);
+    if (!gt)
+        fprintf(stderr, "%s: target %s has no GDB register description (only rvnpu has one); "
+                "debug it with 'npukit debug -t %s'\n", prog, tname, tname);
+    return gt;
+}
+
+int npk_gdb_cli_serve(const char *prog, npk_machine *m, const npk_gdb_target *gt,
+                      const char *bind_addr, unsigned port)
+{
+    char err[256];
+    unsigned bound;
+    int lfd = npk_gdb_listen(bind_addr, port, &bound, err, sizeof err);
+    if (lfd < 0) {
+        fprintf(stderr, "%s: cannot listen: %s\n", prog, err);
+        return NPK_EXIT_NOSTART;
+    }
+    if (!loopback(bind_addr))
+        fprintf(stderr, "%s: warning: listening on %s, not the loopback: anyone who can reach "
+                "it can read and change the machine (the protocol has no authentication)\n",
+                prog, bind_addr);
+    fprintf(stderr, "%s: listening on %s%s%s:%u\n", prog, strchr(bind_addr, ':') ? "[" : "",
+            bind_addr, strchr(bind_addr, ':') ? "]" : "", bound);
+    fflush(stderr);
+    int fd;
+    do
+        fd = accept(lfd, NULL, NULL);
+    while (fd < 0 && errno == EINTR);
+    close(lfd);
+    if (fd < 0) {
+        fprintf(stderr, "%s: accept: %s\n", prog, strerror(errno));
+        return NPK_EXIT_NOSTART;
+    }
+    npk_gdb_result res;
+    int rc = npk_gdb_serve(m, gt, fd, stdout, stderr, stderr, &res, err, sizeof err);
+    close(fd);
+    if (rc != 0) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return NPK_EXIT_NOSTART;
+    }
+    rc = NPK_EXIT_OK;
+    npk_stop stop = res.stop;
+    switch (res.end) {
+    case NPK_GDB_DETACHED:
+        if (!res.exited) {
+            fprintf(stderr, "%s: detached; the firmware runs on\n", prog);
+            if (npk_run(m, 0, &stop) != NPK_OK) {
+                fprintf(stderr, "npukit: %s\n", npk_error(m));
+                rc = NPK_EXIT_NOSTART;
+                break;
+            }
+        }
+        if (stop.reason == NPK_STOP_EXIT)
+            rc = (int)(stop.exit_code & 0xff);
+        else if (stop.reason == NPK_STOP_FAULT) {
+            fprintf(stderr, "npukit: %s\n", stop.message);
+            rc = NPK_EXIT_FAULT;
+        }
+        break;
+    case NPK_GDB_EXITED:
+    case NPK_GDB_KILLED:
+    case NPK_GDB_CLOSED:
+        if (res.end == NPK_GDB_KILLED)
+            fprintf(stderr, "%s: killed by the debugger\n", prog);
+        else
+            fprintf(stderr, "%s: the debugger closed the connection\n", prog);
+        if (res.exited)
+            rc = (int)(stop.exit_code & 0xff);
+        break;
+    }
+    fflush(stdout);
+    return rc;
+}
+
 int npk_cmd_gdb(int argc, char **argv)
 {
     const char *prog = "npukit gdb";
@@ -89,16 +178,10 @@ int npk_cmd_gdb(int argc, char **argv)
                        NPK_EXIT_NOSTART;
             file = v;
             break;
-        case O_PORT: {
-            char *end;
-            errno = 0;
-            unsigned long p = strtoul(v, &end, 10);
-            if (!*v || *end || errno || p > 65535 || v[0] == '-')
-                return npk_usage_error(prog, "--port %s: not a port number (0 to 65535)", v),
-                       NPK_EXIT_NOSTART;
-            port = (unsigned)p;
+        case O_PORT:
+            if (npk_gdb_port(prog, "--port", v, &port) != 0)
+                return NPK_EXIT_NOSTART;
             break;
-        }
         case O_BIND: bind_addr = v; break;
         case O_TARGET: target = v; break;
         case O_CONFIG: config = v; break;
@@ -141,12 +224,8 @@ int npk_cmd_gdb(int argc, char **argv)
         free(data);
         return NPK_EXIT_NOSTART;
     }
-    char tname[64];
-    snprintf(tname, sizeof tname, "%.*s", (int)strcspn(target, ":"), target);
-    const npk_gdb_target *gt = npk_gdb_target_for(tname);
+    const npk_gdb_target *gt = npk_gdb_cli_target(prog, target);
     if (!gt) {
-        fprintf(stderr, "%s: target %s has no GDB register description (only rvnpu has one)\n",
-                prog, tname);
         free(data);
         return NPK_EXIT_NOSTART;
     }
@@ -167,70 +246,7 @@ int npk_cmd_gdb(int argc, char **argv)
         return NPK_EXIT_NOSTART;
     }
 
-    char err[256];
-    unsigned bound;
-    int lfd = npk_gdb_listen(bind_addr, port, &bound, err, sizeof err);
-    if (lfd < 0) {
-        fprintf(stderr, "%s: cannot listen: %s\n", prog, err);
-        npk_destroy(m);
-        return NPK_EXIT_NOSTART;
-    }
-    if (!loopback(bind_addr))
-        fprintf(stderr, "%s: warning: listening on %s, not the loopback: anyone who can reach "
-                "it can read and change the machine (the protocol has no authentication)\n",
-                prog, bind_addr);
-    fprintf(stderr, "%s: listening on %s%s%s:%u\n", prog, strchr(bind_addr, ':') ? "[" : "",
-            bind_addr, strchr(bind_addr, ':') ? "]" : "", bound);
-    fflush(stderr);
-    int fd;
-    do
-        fd = accept(lfd, NULL, NULL);
-    while (fd < 0 && errno == EINTR);
-    close(lfd);
-    if (fd < 0) {
-        fprintf(stderr, "%s: accept: %s\n", prog, strerror(errno));
-        npk_destroy(m);
-        return NPK_EXIT_NOSTART;
-    }
-    npk_gdb_result res;
-    int rc = npk_gdb_serve(m, gt, fd, stdout, stderr, stderr, &res, err, sizeof err);
-    close(fd);
-    if (rc != 0) {
-        fprintf(stderr, "%s: %s\n", prog, err);
-        npk_destroy(m);
-        return NPK_EXIT_NOSTART;
-    }
-    rc = NPK_EXIT_OK;
-    npk_stop stop = res.stop;
-    switch (res.end) {
-    case NPK_GDB_DETACHED:
-        if (!res.exited) {
-            fprintf(stderr, "%s: detached; the firmware runs on\n", prog);
-            if (npk_run(m, 0, &stop) != NPK_OK) {
-                fprintf(stderr, "npukit: %s\n", npk_error(m));
-                rc = NPK_EXIT_NOSTART;
-                break;
-            }
-        }
-        if (stop.reason == NPK_STOP_EXIT)
-            rc = (int)(stop.exit_code & 0xff);
-        else if (stop.reason == NPK_STOP_FAULT) {
-            fprintf(stderr, "npukit: %s\n", stop.message);
-            rc = NPK_EXIT_FAULT;
-        }
-        break;
-    case NPK_GDB_EXITED:
-    case NPK_GDB_KILLED:
-    case NPK_GDB_CLOSED:
-        if (res.end == NPK_GDB_KILLED)
-            fprintf(stderr, "%s: killed by the debugger\n", prog);
-        else
-            fprintf(stderr, "%s: the debugger closed the connection\n", prog);
-        if (res.exited)
-            rc = (int)(stop.exit_code & 0xff);
-        break;
-    }
-    fflush(stdout);
+    int rc = npk_gdb_cli_serve(prog, m, gt, bind_addr, port);
     npk_destroy(m);
     return rc;
 }

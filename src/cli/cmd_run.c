@@ -78,6 +78,15 @@ static void help(void)
            "      --load-state FILE       start from a snapshot instead of a PROGRAM (the\n"
            "                              snapshot holds it); without -t, its target and\n"
            "                              configuration are the snapshot's\n"
+           "      --gdb[=PORT]            instead of running, serve the loaded program to\n"
+           "                              one GDB session as 'npukit gdb' does (rvnpu;\n"
+           "                              default port 1234, 0: any free port; the port is\n"
+           "                              printed on standard error); --load, --write,\n"
+           "                              --load-state and the target options apply, the\n"
+           "                              options that stop, trace or report a run do not\n"
+           "      --gdb-bind ADDR         numeric address --gdb listens on (default\n"
+           "                              127.0.0.1; anything else gets a warning: the\n"
+           "                              protocol has no authentication)\n"
            "\n"
            "TYPE: i8, u8, i16, u16, i32, u32, f32, bf16, q8.8, e4m3 or e5m2, little-endian.\n"
            "A typed input file holds numbers (blanks, commas or newlines between them, '#'\n"
@@ -122,14 +131,15 @@ static void help(void)
            "  output, a snapshot that does not fit the machine) or npukit could not write an\n"
            "  output (trace, commit log, statistics, timeline, dumps, snapshot, standard\n"
            "  output: this takes precedence over the program's status);\n"
-           "  126 the program stopped on an unhandled fault\n");
+           "  126 the program stopped on an unhandled fault.\n"
+           "With --gdb: as 'npukit gdb' (see 'npukit gdb --help').\n");
 }
 
 enum {
     O_TARGET = 1, O_CONFIG, O_MAX, O_STATS, O_STATS_OUT, O_TRACE, O_TIMELINE, O_LOAD, O_DUMP,
     O_REGS, O_HELP, O_WRITE, O_ISA_REV, O_RAM_SIZE, O_FS_ROOT, O_UART_IN, O_NO_SYSCALLS,
     O_LANES, O_UB_WORDS, O_LR, O_RESET_AT, O_FORMAT, O_DUMP_FILE, O_SAVE_STATE, O_LOAD_STATE,
-    O_COMMIT_LOG, O_COMMIT_FORMAT, O_COMMIT_DIGEST, O_BREAK, O_WATCH
+    O_COMMIT_LOG, O_COMMIT_FORMAT, O_COMMIT_DIGEST, O_BREAK, O_WATCH, O_GDB, O_GDB_BIND
 };
 
 static const npk_opt_def defs[] = {
@@ -162,9 +172,25 @@ static const npk_opt_def defs[] = {
     {O_LR, 0, "lr", OPT_VALUE},
     {O_RESET_AT, 0, "reset-at", OPT_VALUE},
     {O_FORMAT, 0, "format", OPT_VALUE},
+    {O_GDB, 0, "gdb", OPT_OPTIONAL},
+    {O_GDB_BIND, 0, "gdb-bind", OPT_VALUE},
     {O_HELP, 'h', "help", OPT_FLAG},
     {0, 0, NULL, OPT_FLAG},
 };
+
+/* The options that watch, limit or report a run: a GDB session does that itself (--gdb
+ * refuses them). */
+static int not_with_gdb(int id)
+{
+    switch (id) {
+    case O_MAX: case O_STATS: case O_STATS_OUT: case O_TRACE: case O_TIMELINE:
+    case O_COMMIT_LOG: case O_COMMIT_FORMAT: case O_COMMIT_DIGEST: case O_BREAK: case O_WATCH:
+    case O_DUMP: case O_DUMP_FILE: case O_REGS: case O_SAVE_STATE:
+        return 1;
+    default:
+        return 0;
+    }
+}
 
 #define MAX_LIST 16
 #define MAX_BREAKS 64
@@ -184,6 +210,10 @@ typedef struct run_opts {
     const char *brk[MAX_BREAKS], *watch[MAX_BREAKS];
     int n_brk, n_watch;
     char settings[4096];   /* from the target-option shorthands */
+    int gdb;               /* --gdb: serve a GDB session instead of running */
+    unsigned gdb_port;
+    const char *gdb_bind;
+    const char *no_gdb;    /* the first option given that --gdb refuses */
 } run_opts;
 
 /* Append "key=value" to the shorthand settings. */
@@ -318,8 +348,28 @@ static int parse(int argc, char **argv, run_opts *o)
         case O_REGS: o->regs = 1; break;
         case O_SAVE_STATE: o->save_state = v; break;
         case O_LOAD_STATE: o->load_state = v; break;
+        case O_GDB:
+            o->gdb = 1;
+            if (v && npk_gdb_port(prog, "--gdb", v, &o->gdb_port) != 0)
+                return -1;
+            break;
+        case O_GDB_BIND: o->gdb_bind = v; break;
         case O_HELP: help(); return 1;
         }
+        if (not_with_gdb(id) && !o->no_gdb)
+            for (const npk_opt_def *d = defs; d->long_name; d++)
+                if (d->id == id)
+                    o->no_gdb = d->long_name;
+    }
+    if (o->gdb && o->no_gdb) {
+        npk_usage_error(prog, "--gdb and --%s: under GDB, the debugger stops, steps and "
+                        "inspects the program (breakpoints, 'monitor stats', 'info registers', "
+                        "'x'); give one of them", o->no_gdb);
+        return -1;
+    }
+    if (o->gdb_bind && !o->gdb) {
+        npk_usage_error(prog, "--gdb-bind %s: no --gdb session to listen for", o->gdb_bind);
+        return -1;
     }
     if (o->program && o->load_state) {
         npk_usage_error(prog, "a program (%s) and --load-state %s: the snapshot holds its "
@@ -878,6 +928,7 @@ int npk_cmd_run(int argc, char **argv)
     run_opts o;
     memset(&o, 0, sizeof o);
     o.commit_fmt = -1;
+    o.gdb_port = 1234;
     int p = parse(argc, argv, &o);
     if (p != 0)
         return p > 0 ? NPK_EXIT_OK : NPK_EXIT_NOSTART;
@@ -911,6 +962,11 @@ int npk_cmd_run(int argc, char **argv)
         char list[256];
         npk_target_list(list, sizeof list);
         fprintf(stderr, "npukit run: %sno target: give -t/--target (known: %s)\n", why, list);
+        return NPK_EXIT_NOSTART;
+    }
+    const struct npk_gdb_target *gt = NULL;
+    if (o.gdb && !(gt = npk_gdb_cli_target("npukit run: --gdb", target))) {
+        free(data);
         return NPK_EXIT_NOSTART;
     }
     /* --config first, then the shorthands (a later setting of a key wins) */
@@ -1014,6 +1070,11 @@ int npk_cmd_run(int argc, char **argv)
     for (int i = 0; i < o.n_watch; i++)
         if (add_watch(m, o.watch[i]) != 0)
             goto out;
+    if (o.gdb) {
+        rc = npk_gdb_cli_serve("npukit run", m, gt, o.gdb_bind ? o.gdb_bind : "127.0.0.1",
+                               o.gdb_port);
+        goto out;
+    }
     if (o.trace_on) {
         trace = !o.trace ? stderr : strcmp(o.trace, "-") == 0 ? stdout : fopen(o.trace, "w");
         if (!trace) {
