@@ -43,8 +43,10 @@ typedef struct watch_slot {
 typedef struct gdb_session {
     npk_machine *m;
     const npk_gdb_target *t;
-    int fd;
+    npk_gdb_io io;
     FILE *log;
+    uint64_t budget;        /* instructions the session may execute in all (0: no limit) */
+    uint64_t spent;
     uint8_t in[4096];
     size_t in_len, in_pos;
     int no_ack;
@@ -99,36 +101,22 @@ static int get_byte(gdb_session *s, int timeout_ms)
         return s->in[s->in_pos++];
     if (s->closed)
         return -1;
-    for (;;) {
-        struct pollfd p = {s->fd, POLLIN, 0};
-        int r = poll(&p, 1, timeout_ms);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            s->closed = 1;
-            return -1;
-        }
-        if (r == 0)
-            return -2;
-        ssize_t n = recv(s->fd, s->in, sizeof s->in, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            s->closed = 1;
-            return -1;
-        }
-        s->in_len = (size_t)n;
-        s->in_pos = 1;
-        return s->in[0];
+    long n = s->io.recv(s->io.ctx, s->in, sizeof s->in, timeout_ms);
+    if (n == 0)
+        return -2;
+    if (n < 0) {
+        s->closed = 1;
+        return -1;
     }
+    s->in_len = (size_t)n;
+    s->in_pos = 1;
+    return s->in[0];
 }
 
 static int send_all(gdb_session *s, const char *p, size_t n)
 {
     while (n && !s->closed) {
-        ssize_t w = send(s->fd, p, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
+        long w = s->io.send(s->io.ctx, p, n);
         if (w <= 0) {
             s->closed = 1;
             return -1;
@@ -137,6 +125,38 @@ static int send_all(gdb_session *s, const char *p, size_t n)
         n -= (size_t)w;
     }
     return s->closed ? -1 : 0;
+}
+
+/* ---- the socket transport ---------------------------------------------------------------- */
+
+static long sock_recv(void *ctx, uint8_t *buf, size_t n, int timeout_ms)
+{
+    int fd = *(int *)ctx;
+    for (;;) {
+        struct pollfd p = {fd, POLLIN, 0};
+        int r = poll(&p, 1, timeout_ms);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            return 0;
+        ssize_t got = recv(fd, buf, n, 0);
+        if (got < 0 && errno == EINTR)
+            continue;
+        return got > 0 ? (long)got : -1;
+    }
+}
+
+static long sock_send(void *ctx, const char *p, size_t n)
+{
+    int fd = *(int *)ctx;
+    for (;;) {
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        return w > 0 ? (long)w : -1;
+    }
 }
 
 static const char hexd[] = "0123456789abcdef";
@@ -648,6 +668,30 @@ static uint64_t retired(gdb_session *s)
     return npk_stats_get(s->m, &st) == NPK_OK ? st.insns : 0;
 }
 
+/* npk_run (n instructions, 0: no limit) or, with n = 1 and `step`, npk_step, within the
+ * session's allowance (npk_gdb_serve_io's budget): past it, a budget stop without running. */
+static npk_status run_within(gdb_session *s, uint64_t n, int step, npk_stop *st)
+{
+    if (s->budget) {
+        uint64_t left = s->budget - s->spent;
+        if (left == 0) {
+            *st = (npk_stop){.reason = NPK_STOP_BUDGET};
+            snprintf(st->message, sizeof st->message, "the session's instruction budget is spent");
+            return NPK_OK;
+        }
+        if (n == 0 || n > left)
+            n = left;
+    }
+    uint64_t before = retired(s);
+    npk_status rc = step ? npk_step(s->m, st) : npk_run(s->m, n, st);
+    uint64_t after = retired(s);
+    if (s->budget && after > before)
+        s->spent += after - before < s->budget - s->spent ? after - before : s->budget - s->spent;
+    return rc;
+}
+
+static int spent(const gdb_session *s) { return s->budget && s->spent >= s->budget; }
+
 static int any_watch(const gdb_session *s)
 {
     for (size_t i = 0; i < MAX_WATCH; i++)
@@ -673,7 +717,7 @@ static int rewind_to_access(gdb_session *s, const uint8_t *snap, size_t snap_n, 
     npk_stop st;
     /* a breakpoint stop costs one round (the next run executes it): bounded by the count */
     for (uint64_t round = 0; retired(s) - base < upto && round <= upto; round++) {
-        if (npk_run(s->m, upto - (retired(s) - base), &st) != NPK_OK ||
+        if (run_within(s, upto - (retired(s) - base), 0, &st) != NPK_OK ||
             (st.reason != NPK_STOP_BUDGET && st.reason != NPK_STOP_BREAKPOINT)) {
             rc = -1;
             break;
@@ -741,7 +785,7 @@ static int goto_point(gdb_session *s, size_t i, uint64_t target)
     uint64_t now;
     for (uint64_t round = 0; (now = retired(s)) < target && round <= target - s->ck[i].at;
          round++)
-        if (npk_run(s->m, target - now, &st) != NPK_OK ||
+        if (run_within(s, target - now, 0, &st) != NPK_OK ||
             (st.reason != NPK_STOP_BUDGET && st.reason != NPK_STOP_BREAKPOINT &&
              st.reason != NPK_STOP_WATCHPOINT))
             break;
@@ -792,7 +836,7 @@ static void reverse(gdb_session *s, int step)
         uint64_t at;
         for (uint64_t round = 0; (at = retired(s)) < end && round <= end - s->ck[i].at;
              round++) {
-            if (npk_run(s->m, end - at, &st) != NPK_OK)
+            if (run_within(s, end - at, 0, &st) != NPK_OK)
                 break;
             if (st.reason == NPK_STOP_BREAKPOINT && retired(s) < now) {
                 found = 1, best = retired(s), best_is_watch = 0;
@@ -851,12 +895,12 @@ static void resume(gdb_session *s, int step)
             if (s->high - now < slice)
                 slice = s->high - now;
         }
-        npk_status rc = step ? npk_step(s->m, &s->stop) : npk_run(s->m, slice, &s->stop);
+        npk_status rc = run_within(s, step ? 1 : slice, step, &s->stop);
         if (replay)
             npk_set_output(s->m, s->guest_out, s->guest_err);
         if (retired(s) > s->high)
             s->high = retired(s);
-        if (rc != NPK_OK || step || s->stop.reason != NPK_STOP_BUDGET)
+        if (rc != NPK_OK || step || s->stop.reason != NPK_STOP_BUDGET || spent(s))
             break;
         /* between slices: an interrupt, or a peer that went away */
         int c;
@@ -1197,6 +1241,14 @@ static int handle(gdb_session *s, npk_gdb_result *res)
 int npk_gdb_serve(npk_machine *m, const npk_gdb_target *t, int fd, FILE *guest_out,
                   FILE *guest_err, FILE *log, npk_gdb_result *res, char *err, size_t err_size)
 {
+    npk_gdb_io io = {&fd, sock_recv, sock_send};
+    return npk_gdb_serve_io(m, t, &io, 0, guest_out, guest_err, log, res, err, err_size);
+}
+
+int npk_gdb_serve_io(npk_machine *m, const npk_gdb_target *t, const npk_gdb_io *io,
+                     uint64_t budget, FILE *guest_out, FILE *guest_err, FILE *log,
+                     npk_gdb_result *res, char *err, size_t err_size)
+{
     gdb_session *s = calloc(1, sizeof *s);
     if (s)
         s->reply = malloc(2 * PKT_MAX + 8);
@@ -1207,7 +1259,8 @@ int npk_gdb_serve(npk_machine *m, const npk_gdb_target *t, int fd, FILE *guest_o
         snprintf(err, err_size, "out of memory");
         return -1;
     }
-    *s = (gdb_session){.m = m, .t = t, .fd = fd, .log = log, .reply = s->reply,
+    *s = (gdb_session){.m = m, .t = t, .io = *io, .log = log, .budget = budget,
+                       .reply = s->reply,
                        .guest_out = guest_out, .guest_err = guest_err};
     npk_set_output(m, guest_out, guest_err);
     npk_stats_enable(m, 1);     /* the rewind counts instructions; `monitor stats` */

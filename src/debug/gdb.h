@@ -63,6 +63,24 @@ typedef struct npk_gdb_result {
 int npk_gdb_serve(npk_machine *m, const npk_gdb_target *t, int fd, FILE *guest_out,
                   FILE *guest_err, FILE *log, npk_gdb_result *res, char *err, size_t err_size);
 
+/* How the stub talks to the debugger: npk_gdb_serve's socket, or the caller's own byte
+ * stream (the fuzz harness's buffer). */
+typedef struct npk_gdb_io {
+    void *ctx;
+    /* Up to n bytes into buf, waiting at most timeout_ms (< 0: until some arrive): their
+     * count, 0 when none arrived in time, -1 when the stream has ended. */
+    long (*recv)(void *ctx, uint8_t *buf, size_t n, int timeout_ms);
+    /* Up to n bytes of p: the count taken (> 0), or -1 when the stream has ended. */
+    long (*send)(void *ctx, const char *p, size_t n);
+} npk_gdb_io;
+
+/* npk_gdb_serve over io. budget (0: no limit) caps the instructions the session executes in
+ * all, going back (re-execution) included: a continue or step that reaches it stops as if
+ * interrupted (SIGINT), and going back past it fails (E03). */
+int npk_gdb_serve_io(npk_machine *m, const npk_gdb_target *t, const npk_gdb_io *io,
+                     uint64_t budget, FILE *guest_out, FILE *guest_err, FILE *log,
+                     npk_gdb_result *res, char *err, size_t err_size);
+
 /* A listening TCP socket on numeric address `addr` (IPv4 or IPv6) and `port` (0: any free
  * port); *bound is the port it got. Returns the socket, or -1 with a message in err. */
 int npk_gdb_listen(const char *addr, unsigned port, unsigned *bound, char *err, size_t err_size);
