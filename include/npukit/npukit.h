@@ -182,7 +182,11 @@ NPK_API npk_status npk_load_file(npk_machine *m, const char *path, FILE *diag);
 /* ---- running ---------------------------------------------------------------------------- */
 
 /* Run until the program stops or `max_insns` more instructions have retired
- * (0 = unlimited). Returns NPK_OK when the run itself worked (see stop->reason). */
+ * (0 = unlimited). Returns NPK_OK when the run itself worked (see stop->reason). An exit is
+ * final: once a run or step stopped with NPK_STOP_EXIT, later runs and steps report the same
+ * stop again and execute nothing, until the machine is set up anew: a load, a snapshot
+ * restore (a snapshot saved after the exit restores an exited machine), npk_reset, or a
+ * register, memory or symbol write (an embedder that sets pc back to run again). */
 NPK_API npk_status npk_run(npk_machine *m, uint64_t max_insns, npk_stop *stop);
 /* Execute exactly one instruction: on return one more instruction has retired, or the program
  * stopped. stop->reason is NPK_STOP_NONE while the program can go on (stop->pc is then the

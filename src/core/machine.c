@@ -283,6 +283,16 @@ void npk_destroy(npk_machine *m)
     free(m);
 }
 
+/* A successful write of the machine's state from outside (reset, a register, memory, a
+ * symbol) makes an exited machine runnable again: the embedder sets it up for another run
+ * (note_exit below). */
+static npk_status written(npk_machine *m, npk_status st)
+{
+    if (st == NPK_OK)
+        m->exited = 0;
+    return st;
+}
+
 npk_status npk_reset(npk_machine *m)
 {
     m->error[0] = '\0';
@@ -292,7 +302,7 @@ npk_status npk_reset(npk_machine *m)
         m->obs.commit->seq = 0;
     npk_obs_clear_counts(&m->obs, m->target->n_mnemonics, m->target->n_units,
                          m->target->n_extras);
-    return m->target->reset ? m->target->reset(m, m->state) : NPK_OK;
+    return written(m, m->target->reset ? m->target->reset(m, m->state) : NPK_OK);
 }
 
 /* ---- symbols ----------------------------------------------------------------------------- */
@@ -405,7 +415,7 @@ npk_status npk_write_symbol(npk_machine *m, const char *name, const void *data, 
     if (!npk_add_u64_ok(e->value, n, &end)) /* targets check their memory; never a wrap */
         return npk_fail(m, NPK_ERR_RANGE, "%zu bytes at symbol '%s' (0x%llx) wrap past the end "
                         "of the address space", n, name, (unsigned long long)e->value);
-    return m->target->poke(m, m->state, e->value, data, n);
+    return written(m, m->target->poke(m, m->state, e->value, data, n));
 }
 
 npk_status npk_symbol_size(npk_machine *m, const char *name, uint64_t *size)
@@ -453,7 +463,7 @@ npk_status npk_load_raw(npk_machine *m, const void *bytes, size_t n, uint64_t ad
                         "space", m->target->name, n, (unsigned long long)addr);
     npk_status st = m->target->load_raw(m, m->state, bytes, n, addr);
     if (st == NPK_OK)
-        m->loaded = 1;
+        m->loaded = 1, m->exited = 0;
     return st;
 }
 
@@ -471,7 +481,7 @@ npk_status npk_load_elf(npk_machine *m, const void *bytes, size_t n, const char 
     npk_symbols_clear(m);
     npk_status st = npk_elf_load(m, bytes, n, name ? name : "ELF");
     if (st == NPK_OK)
-        m->loaded = 1;
+        m->loaded = 1, m->exited = 0;
     return st;
 }
 
@@ -495,7 +505,7 @@ npk_status npk_load_asm(npk_machine *m, const char *source, const char *name, FI
         free(image);
     }
     if (st == NPK_OK)
-        m->loaded = 1;
+        m->loaded = 1, m->exited = 0;
     return st;
 }
 
@@ -591,17 +601,34 @@ npk_status npk_load_file(npk_machine *m, const char *path, FILE *diag)
 
 /* ---- running ----------------------------------------------------------------------------- */
 
+/* An exit is final: the machine keeps its stop, and later runs and steps report it again
+ * instead of executing what follows the exit instruction (toy's halt and rvnpu's ecall leave
+ * pc past it; opennpu, tinytpu and pccx stay at their end). A load, a snapshot restore or a
+ * write of the state from outside (written above) makes the machine runnable again. */
+static npk_status note_exit(npk_machine *m, npk_status st, const npk_stop *stop)
+{
+    if (st == NPK_OK && stop->reason == NPK_STOP_EXIT) {
+        m->exited = 1;
+        m->exit_stop = *stop;
+    }
+    return st;
+}
+
 npk_status npk_run(npk_machine *m, uint64_t max_insns, npk_stop *stop)
 {
     memset(stop, 0, sizeof *stop);
     m->error[0] = '\0';
     if (!m->loaded)
         return npk_fail(m, NPK_ERR_STATE, "%s: nothing loaded to run", m->target->name);
+    if (m->exited) {
+        *stop = m->exit_stop;
+        return NPK_OK;
+    }
     npk_commit_drop_unused(m);
     npk_dbg_run_begin(m);
     npk_status st = m->target->run(m, m->state, max_insns, stop);
     npk_dbg_run_end(m, stop);
-    return st;
+    return note_exit(m, st, stop);
 }
 
 /* Called once per instruction by embedding loops: it clears only what a stop record needs (not
@@ -617,6 +644,10 @@ npk_status npk_step(npk_machine *m, npk_stop *stop)
     m->error[0] = '\0';
     if (!m->loaded)
         return npk_fail(m, NPK_ERR_STATE, "%s: nothing loaded to run", m->target->name);
+    if (m->exited) {
+        *stop = m->exit_stop;
+        return NPK_OK;
+    }
     if (m->obs.commit)
         npk_commit_drop_unused(m);
     npk_dbg_run_begin(m);
@@ -624,7 +655,7 @@ npk_status npk_step(npk_machine *m, npk_stop *stop)
     if (m->target->step) {
         st = m->target->step(m, m->state, stop);
         npk_dbg_run_end(m, stop);
-        return st;
+        return note_exit(m, st, stop);
     }
     st = m->target->run(m, m->state, 1, stop);
     npk_dbg_run_end(m, stop);
@@ -634,7 +665,7 @@ npk_status npk_step(npk_machine *m, npk_stop *stop)
         memset(stop->insn, 0, sizeof stop->insn);
         stop->insn_bits = 0;
     }
-    return st;
+    return note_exit(m, st, stop);
 }
 
 /* ---- backdoor ---------------------------------------------------------------------------- */
@@ -705,12 +736,12 @@ npk_status npk_mem_write(npk_machine *m, const char *space, uint64_t addr, const
     if (st != NPK_OK)
         return st;
     if (m->target->space_write)
-        return m->target->space_write(m, m->state, idx, addr, buf, n);
+        return written(m, m->target->space_write(m, m->state, idx, addr, buf, n));
     if (!sp->data)
         return npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: %s cannot be written", m->target->name,
                         space);
     memcpy(sp->data + addr, buf, n);
-    return NPK_OK;
+    return written(m, NPK_OK);
 }
 
 const void *npk_space_data(npk_machine *m, const char *space, uint64_t *size)
@@ -813,7 +844,7 @@ npk_status npk_reg_write(npk_machine *m, const char *name, uint64_t value)
     if (r->bits < 64 && value >> r->bits)
         return npk_fail(m, NPK_ERR_RANGE, "%s: %s is %u bits wide; 0x%llx does not fit",
                         m->target->name, r->name, r->bits, (unsigned long long)value);
-    return m->target->reg_write(m, m->state, i, value);
+    return written(m, m->target->reg_write(m, m->state, i, value));
 }
 
 static npk_status reg_bytes(npk_machine *m, const char *name, size_t n, size_t *i,
@@ -870,12 +901,12 @@ npk_status npk_reg_write_bytes(npk_machine *m, const char *name, const void *buf
         if (!m->target->reg_write_bytes)
             return npk_fail(m, NPK_ERR_UNSUPPORTED, "%s: %s cannot be written",
                             m->target->name, r->name);
-        return m->target->reg_write_bytes(m, m->state, i, in);
+        return written(m, m->target->reg_write_bytes(m, m->state, i, in));
     }
     uint64_t v = 0;
     for (size_t k = 0; k < n; k++)
         v |= (uint64_t)in[k] << 8 * k;
-    return m->target->reg_write(m, m->state, i, v);
+    return written(m, m->target->reg_write(m, m->state, i, v));
 }
 
 size_t npk_insn_bytes(const npk_machine *m)

@@ -26,6 +26,10 @@ struct npk_machine {
     size_t n_syms, cap_syms;
     npk_name_index globals;  /* name -> first global/weak entry of syms */
     int loaded;
+    int exited;              /* the program ended (an NPK_STOP_EXIT): npk_run and npk_step
+                                report exit_stop again and execute nothing, until a load or
+                                a snapshot restore (docs/debugging.md, Decisions) */
+    npk_stop exit_stop;
     size_t reg_hint;         /* where the next register lookup looks first: one after the last
                                 found, so a walk over the list by name is linear, not
                                 quadratic (tinytpu has ~460,000 registers at N = 256) */

@@ -458,6 +458,13 @@ npk_status npk_snapshot_save(npk_machine *m, uint8_t **data, size_t *size)
     npk_snap_end(&w);
     save_stats(m, &w);
     save_symbols(m, &w);
+    if (m->exited) {    /* the program's exit, reported again by every later run */
+        npk_snap_begin(&w, "EXIT");
+        npk_snap_u64(&w, (uint64_t)m->exit_stop.exit_code);
+        npk_snap_u64(&w, m->exit_stop.pc);
+        put_str(&w, m->exit_stop.message);
+        npk_snap_end(&w);
+    }
     npk_status st = t->snap_save(m, m->state, &w);
     if (st == NPK_OK && !w.nomem) {
         put(&w, "END ", 4);
@@ -616,6 +623,34 @@ static npk_status check_info(npk_snap_reader *r, int *loaded)
     return NPK_OK;
 }
 
+/* The EXIT section, when the program had ended: its exit status, pc and message. */
+static npk_status restore_exit(npk_snap_reader *r, int *exited, npk_stop *stop)
+{
+    *exited = 0;
+    memset(stop, 0, sizeof *stop);
+    size_t i = 0;
+    while (i < r->n_sec && memcmp(r->sec[i].tag, "EXIT", 4) != 0)
+        i++;
+    if (i == r->n_sec)
+        return NPK_OK;
+    npk_snap_cursor c = {NULL, 0, 1};
+    npk_status st = npk_snap_section_get(r, "EXIT", &c);
+    if (st != NPK_OK)
+        return st;
+    stop->reason = NPK_STOP_EXIT;
+    stop->exit_code = (int64_t)npk_snap_get_u64(&c);
+    stop->pc = npk_snap_get_u64(&c);
+    const char *msg;
+    uint32_t len;
+    if (!get_str(&c, &msg, &len) || (st = npk_snap_section_done(r, "EXIT", &c)) != NPK_OK)
+        return st != NPK_OK ? st : npk_snap_bad(r, "EXIT", "shorter than its fields");
+    if (len >= sizeof stop->message || memchr(msg, 0, len))
+        return npk_snap_bad(r, "EXIT", "a message of %u bytes", len);
+    memcpy(stop->message, msg, len);
+    *exited = 1;
+    return NPK_OK;
+}
+
 /* One pass over every section: the dry run (apply 0) or the writing pass. In the writing
  * pass the steps that can fail (building the symbol table, the target's allocations) come
  * before anything is written; the statistics and the symbol table are put in last. */
@@ -638,6 +673,10 @@ static npk_status pass(npk_snap_reader *r, npk_machine *tmp)
     r->apply = apply;
     if (st != NPK_OK)
         return st;
+    npk_stop exit_stop;
+    int exited = 0;
+    if ((st = restore_exit(r, &exited, &exit_stop)) != NPK_OK)
+        return st;
     if ((st = r->m->target->snap_restore(r->m, r->m->state, r)) != NPK_OK)
         return st;
     for (size_t i = 0; i < r->n_sec; i++)
@@ -651,6 +690,9 @@ static npk_status pass(npk_snap_reader *r, npk_machine *tmp)
         restore_stats(r); /* checked above: cannot fail */
         symbols_commit(r->m, tmp);
         r->m->loaded = loaded;
+        r->m->exited = exited;
+        if (exited)
+            r->m->exit_stop = exit_stop;
     }
     return NPK_OK;
 }

@@ -672,9 +672,14 @@ static void report_stop(npk_debugger *d, FILE *out)
 
 static int can_run(npk_debugger *d, char *err, size_t n)
 {
+    /* as gdb's "The program is not being run.": nothing runs past the end */
+    if (d->ended && d->stop.reason == NPK_STOP_EXIT)
+        return fail(err, n, "the program has exited with status %d and is not being run; "
+                    "'reverse-step', 'reverse-continue', 'load' or 'quit'",
+                    (int)(d->stop.exit_code & 0xff));
     if (d->ended)
-        return fail(err, n, "the program has %s; 'reverse-step', 'load' or 'quit'",
-                    d->stop.reason == NPK_STOP_EXIT ? "exited" : "faulted");
+        return fail(err, n, "the program stopped on a fault and is not being run; "
+                    "'reverse-step', 'reverse-continue', 'load' or 'quit'");
     return 0;
 }
 

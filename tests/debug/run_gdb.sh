@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npukit run --gdb=0` serves the same stub as `npukit gdb`, with run's options honoured
 # (--isa-rev, --load), driven by a raw protocol client (bash's /dev/tcp) over loopback, on
-# tests/debug/rvnpu.s (prints "ok", exits with status 63 = 0x3f). Every wait is bounded: the
+# tests/debug/rvnpu.s (prints "ok", exits with status 63 = 0x3f); also `monitor npu state` and
+# what the stub does after the program's end. Every wait is bounded: the
 # server's port line (10 s), each reply (5 s), the server's end (10 s).
 # usage: run_gdb.sh NPUKIT SRCDIR
 set -u
@@ -44,6 +45,7 @@ ask() {
   read -r -t 5 -n 2 -u 3 _
   R=${R#*\$}       # the '+' acking our packet (before no-ack mode), then the '$'
 }
+hexf() { printf "$@" | od -An -tx1 -v | tr -d ' \n'; }   # printf's output in hex
 want() { # PACKET REPLY
   ask "$1"
   [ "$R" = "$2" ] && ok || bad "$1 -> '$R', want '$2'"
@@ -67,9 +69,18 @@ if start -t rvnpu --isa-rev rev2 --load "ram:0x2000:$T/blob" "$PROG"; then
   want Z0,8000000c,4 OK                          # at the first npu.macc
   want c T05thread:01\;
   want p20 0c000080                              # pc 0x8000000c, little-endian
+  # 'monitor npu state' before the first npu.macc: the NPU registers all zero
+  want "qRcmd,$(hexf 'npu state')" \
+    "$(hexf 'acc   0x%016x\nfacc  0x%016x\nv0    0x%08x\nv1    0x%08x\nv2    0x%08x\nv3    0x%08x\n' 0 0 0 0 0 0)"
   want z0,8000000c,4 OK
   want c W3f
+  # after the end nothing runs (E03 for c and s), going back does: reverse-step to the exit
+  # ecall (pc 0x80000048), then continue ends the program again
   want c E03
+  want s E03
+  want bs T05thread:01\;
+  want p20 48000080
+  want c W3f
   printf '$k#6b' >&3
   server_status
   [ "$ST" = 63 ] && ok || bad "session 1: exit $ST, want 63"
