@@ -527,13 +527,13 @@ int npk_debugger_view_npu(npk_debugger *d, FILE *out)
     return 0;
 }
 
-/* tinytpu has no program words in memory: its control words are those of the next cycles,
- * taken from the commit records of a scratch machine restored from a snapshot of this one. */
+/* The commit records of tinytpu's scratch machine (tt_disasm): `left` more to print, the
+ * first `past` of them before the current cycle (`seen` printed so far). */
 typedef struct tt_words {
     npk_machine *m;
     FILE *out;
     unsigned left;
-    int first;
+    unsigned past, seen;
 } tt_words;
 
 static void tt_record(npk_machine *m, const npk_commit *c, void *ctx)
@@ -544,46 +544,70 @@ static void tt_record(npk_machine *m, const npk_commit *c, void *ctx)
     char dis[512] = "(reset cycle)";
     if (c->word_bytes)
         npk_disasm(m, c->word, c->pc, dis, sizeof dis);
-    fprintf(w->out, "%s cycle %" PRIu64 ": %s\n", w->first ? "=>" : "  ", c->pc, dis);
-    w->first = 0;
+    fprintf(w->out, "%s cycle %" PRIu64 ": %s\n", w->seen++ == w->past ? "=>" : "  ", c->pc,
+            dis);
     w->left--;
+}
+
+/* tinytpu's program is a stream of control words, one consumed per cycle, that the machine
+ * does not keep addressable: the words around the current cycle are those a copy of the
+ * machine consumes. The copy starts from the last checkpoint at least two cycles back
+ * (reverse execution's, so the run up to them is at most one chunk), runs to two cycles
+ * before the current one, and from there records the two past cycles' words and `count`
+ * coming ones (fewer past ones at the start of the history; none coming after the end). */
+static int tt_disasm(npk_debugger *d, unsigned count, FILE *out, char *err, size_t n)
+{
+    uint64_t now;
+    counts(d, &now, NULL);
+    unsigned past = 0;
+    size_t k = d->n_ck;
+    while (k > 0 && d->ck[k - 1].insns + 2 > now)
+        k--;
+    if (k > 0)
+        past = 2;
+    else if (d->n_ck && d->ck[0].insns < now)
+        past = (unsigned)(now - d->ck[0].insns), k = 1;
+    uint8_t *snap = NULL;
+    size_t size = 0;
+    if (!past && npk_snapshot_save(d->m, &snap, &size) != NPK_OK)
+        return fail(err, n, "%s", npk_error(d->m));
+    npk_machine *s = NULL;
+    char e[512];
+    int rc = 0;
+    if (npk_create(&s, "tinytpu", npk_config_string(d->m), e, sizeof e) != NPK_OK) {
+        npk_free(snap);
+        return fail(err, n, "%s", e);
+    }
+    FILE *null = tmpfile();
+    npk_set_output(s, null, null);
+    if (npk_snapshot_restore(s, past ? d->ck[k - 1].data : snap, past ? d->ck[k - 1].size : size,
+                             NULL) != NPK_OK)
+        rc = fail(err, n, "%s", npk_error(s));
+    npk_stop st;
+    if (rc == 0 && past && now - past > d->ck[k - 1].insns &&
+        (npk_run(s, now - past - d->ck[k - 1].insns, &st) != NPK_OK ||
+         st.reason != NPK_STOP_BUDGET))
+        rc = fail(err, n, "re-execution to cycle %" PRIu64 " ended early", now - past);
+    tt_words w = {s, out, past + (d->ended ? 0 : count), past, 0};
+    npk_on_commit(s, tt_record, &w);
+    while (rc == 0 && w.left)
+        if (npk_step(s, &st) != NPK_OK || st.reason != NPK_STOP_NONE)
+            break;
+    if (rc == 0 && d->ended)
+        fprintf(out, "=> the program has ended\n");
+    npk_destroy(s);
+    npk_free(snap);
+    if (null)
+        fclose(null);
+    return rc;
 }
 
 int npk_debugger_view_disasm(npk_debugger *d, unsigned count, FILE *out, char *err, size_t n)
 {
     if (count == 0)
         count = 5;
-    if (is_target(d, "tinytpu")) {
-        if (d->ended)
-            return fail(err, n, "the program has ended: no cycles follow");
-        uint8_t *snap;
-        size_t size;
-        if (npk_snapshot_save(d->m, &snap, &size) != NPK_OK)
-            return fail(err, n, "%s", npk_error(d->m));
-        npk_machine *s = NULL;
-        char e[512];
-        int rc = 0;
-        if (npk_create(&s, "tinytpu", npk_config_string(d->m), e, sizeof e) != NPK_OK) {
-            npk_free(snap);
-            return fail(err, n, "%s", e);
-        }
-        FILE *null = tmpfile();
-        npk_set_output(s, null, null);
-        if (npk_snapshot_restore(s, snap, size, NULL) != NPK_OK)
-            rc = fail(err, n, "%s", npk_error(s));
-        tt_words w = {s, out, count, 1};
-        npk_on_commit(s, tt_record, &w);
-        for (unsigned i = 0; rc == 0 && i < count; i++) {
-            npk_stop st;
-            if (npk_step(s, &st) != NPK_OK || st.reason != NPK_STOP_NONE)
-                break;
-        }
-        npk_destroy(s);
-        npk_free(snap);
-        if (null)
-            fclose(null);
-        return rc;
-    }
+    if (is_target(d, "tinytpu"))
+        return tt_disasm(d, count, out, err, n);
     uint64_t base;
     const char *sp = prog_space(d, &base);
     size_t w = npk_insn_bytes(d->m);
@@ -977,7 +1001,8 @@ static const char help_text[] =
     "  set[/TYPE] SPACE:ADDR|SYMBOL V...   write memory (default TYPE u8)\n"
     "  x[/TYPE] SPACE:ADDR|SYMBOL [COUNT]  show COUNT elements (default 8; x: hex bytes)\n"
     "  npu                      the NPU or engine state of the target\n"
-    "  disasm [N]      (dis)    instructions around pc (tinytpu: the next N cycles' words)\n"
+    "  disasm [N]      (dis)    instructions around pc (tinytpu: the 2 past and N next\n"
+    "                           cycles' words)\n"
     "  where                    instruction and cycle counts, pc\n"
     "  stats                    statistics so far\n"
     "  output                   the program's output so far\n"
