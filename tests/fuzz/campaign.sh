@@ -34,6 +34,10 @@ JOBS=${CAMPAIGN_JOBS:-$(nproc 2>/dev/null || echo 1)}
 NICE=${CAMPAIGN_NICE:-19}
 ALL=$(sed -n 's/^ALL="\(.*\)/\1/p; s/^ *\([a-z_ ]*\)"$/\1/p' "$SRC/run.sh" | tr '\n' ' ')
 HARNESSES=${CAMPAIGN_HARNESS:-$ALL}
+# by default the harnesses the frozen commit has (later ones are not part of its campaign)
+if [ -z "${CAMPAIGN_HARNESS:-}" ] && [ -d "$DIR/tests/fuzz" ]; then
+    HARNESSES=$(for h in $ALL; do [ -x "$DIR/tests/fuzz/fuzz_$h" ] && echo "$h"; done)
+fi
 LEDGER=${CAMPAIGN_LEDGER:-$DIR/ledger.tsv}
 case $LEDGER in /*) ;; *) LEDGER=$(pwd)/$LEDGER ;; esac
 
