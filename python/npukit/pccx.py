@@ -21,16 +21,16 @@ from . import _core
 from .dtypes import decode, encode
 from .machine import Machine
 
-# flags and banks of §4 and §10 (pccx.h)
-FLAG_FINDEMAX = 0x20
-FLAG_ACCM = 0x10
-FLAG_W_SCALE = 0x08
-CVO_FLAG_SUB_EMAX = 0x10
-CVO_FLAG_RECIP_SCALE = 0x08
-CVO_FLAG_ACCM = 0x04
-FMAP, WEIGHT = 0, 1   # MEMSET banks (dest_cache)
-STATUS_BUSY, STATUS_DONE, STATUS_ERROR = 0x1, 0x2, 0x4
-
+# flags, banks and status bits of pccx.h (the C header is their one definition)
+FLAG_FINDEMAX = _core.PCCX_FLAG_FINDEMAX
+FLAG_ACCM = _core.PCCX_FLAG_ACCM
+FLAG_W_SCALE = _core.PCCX_FLAG_W_SCALE
+CVO_FLAG_SUB_EMAX = _core.PCCX_CVO_FLAG_SUB_EMAX
+CVO_FLAG_RECIP_SCALE = _core.PCCX_CVO_FLAG_RECIP_SCALE
+CVO_FLAG_ACCM = _core.PCCX_CVO_FLAG_ACCM
+FMAP, WEIGHT = _core.PCCX_BANK_FMAP, _core.PCCX_BANK_WEIGHT   # MEMSET banks (dest_cache)
+STATUS_BUSY, STATUS_DONE, STATUS_ERROR = (_core.PCCX_STATUS_BUSY, _core.PCCX_STATUS_DONE,
+                                          _core.PCCX_STATUS_ERROR)
 
 def pack_int4(codes):
     """An N x K array of INT4 values (-8 .. 7) -> the §5.4 byte layout: row by row,

@@ -517,16 +517,22 @@ static PyObject *Machine_regs(MachineObject *self, PyObject *unused)
     return list;
 }
 
+/* The width of the register `name` (any case), 0 for no such register. */
+static unsigned reg_bits(MachineObject *self, const char *name)
+{
+    for (size_t i = 0, n = npk_reg_count(self->m); i < n; i++)
+        if (strcasecmp(npk_reg(self->m, i)->name, name) == 0)
+            return npk_reg(self->m, i)->bits;
+    return 0;
+}
+
 /* A register's value as an int (any width: wide ones from their little-endian bytes). */
 static PyObject *Machine_reg_read(MachineObject *self, PyObject *args)
 {
     const char *name;
     if (!PyArg_ParseTuple(args, "s", &name) || !usable(self))
         return NULL;
-    unsigned bits = 0;
-    for (size_t i = 0, n = npk_reg_count(self->m); i < n; i++)
-        if (strcasecmp(npk_reg(self->m, i)->name, name) == 0)
-            bits = npk_reg(self->m, i)->bits;
+    unsigned bits = reg_bits(self, name);
     if (bits <= 64) {
         uint64_t v;
         npk_status st = npk_reg_read(self->m, name, &v);
@@ -548,10 +554,7 @@ static PyObject *Machine_reg_write(MachineObject *self, PyObject *args)
     PyObject *value;
     if (!PyArg_ParseTuple(args, "sO!", &name, &PyLong_Type, &value) || !idle(self))
         return NULL;
-    unsigned bits = 0;
-    for (size_t i = 0, n = npk_reg_count(self->m); i < n; i++)
-        if (strcasecmp(npk_reg(self->m, i)->name, name) == 0)
-            bits = npk_reg(self->m, i)->bits;
+    unsigned bits = reg_bits(self, name);
     if (bits == 0) { /* unknown: let the library say so */
         npk_status st = npk_reg_write(self->m, name, 0);
         return fail(self, st == NPK_OK ? NPK_ERR_ARG : st);
@@ -1130,7 +1133,8 @@ PyMODINIT_FUNC PyInit__core(void)
     if (!NpkError || PyModule_AddObjectRef(m, "NpkError", NpkError) < 0 ||
         PyModule_AddObjectRef(m, "Machine", (PyObject *)&MachineType) < 0 ||
         PyModule_AddObjectRef(m, "Pccx", (PyObject *)&PccxType) < 0 ||
-        PyModule_AddStringConstant(m, "version", npk_version()) < 0) {
+        PyModule_AddStringConstant(m, "version", npk_version()) < 0 ||
+        npk_py_pccx_constants(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -38,6 +38,8 @@ int idle(MachineObject *self);
 /* pccx.c: the pccx host API over a pccx machine (npukit._core.Pccx) */
 extern PyTypeObject PccxType;
 PyObject *npk_py_pccx_disasm(PyObject *mod, PyObject *args);
+/* pccx.h's flag, bank and status constants as module attributes PCCX_* */
+int npk_py_pccx_constants(PyObject *mod);
 /* tinytpu.c: the schedule compiler */
 PyObject *npk_py_tinytpu_compile(PyObject *mod, PyObject *args);
 

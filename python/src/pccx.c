@@ -517,3 +517,28 @@ PyObject *npk_py_pccx_disasm(PyObject *mod, PyObject *args)
         return pccx_fail(NULL, n);
     return PyUnicode_FromString(buf);
 }
+
+/* The constants of pccx.h, so that Python does not write them again. */
+int npk_py_pccx_constants(PyObject *mod)
+{
+    static const struct {
+        const char *name;
+        long value;
+    } c[] = {
+        {"PCCX_FLAG_FINDEMAX", PCCX_FLAG_FINDEMAX},
+        {"PCCX_FLAG_ACCM", PCCX_FLAG_ACCM},
+        {"PCCX_FLAG_W_SCALE", PCCX_FLAG_W_SCALE},
+        {"PCCX_CVO_FLAG_SUB_EMAX", PCCX_CVO_FLAG_SUB_EMAX},
+        {"PCCX_CVO_FLAG_RECIP_SCALE", PCCX_CVO_FLAG_RECIP_SCALE},
+        {"PCCX_CVO_FLAG_ACCM", PCCX_CVO_FLAG_ACCM},
+        {"PCCX_STATUS_BUSY", PCCX_STATUS_BUSY},
+        {"PCCX_STATUS_DONE", PCCX_STATUS_DONE},
+        {"PCCX_STATUS_ERROR", PCCX_STATUS_ERROR},
+        {"PCCX_BANK_FMAP", PCCX_BANK_FMAP},
+        {"PCCX_BANK_WEIGHT", PCCX_BANK_WEIGHT},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+        if (PyModule_AddIntConstant(mod, c[i].name, c[i].value) < 0)
+            return -1;
+    return 0;
+}
