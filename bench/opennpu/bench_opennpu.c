@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "gemm_run.h"
-#include "onpu_gemm.h"
+#include "gemm_run.h"
 #include "bench_machine.h"
 
 #define GOAL_RATIO 0.30
@@ -65,8 +65,8 @@ int main(int argc, char **argv)
     for (unsigned s = 0; s < ns; s++) {
         unsigned M = shapes[s][0], N = shapes[s][1], Kd = shapes[s][2];
         char err[512];
-        onpu_gemm_plan p;
-        if (onpu_gemm_plan_make(&p, M, N, Kd, 8, 32, 0, err, sizeof err)) {
+        npk_opennpu_gemm_plan p;
+        if (npk_opennpu_gemm_plan_make(&p, M, N, Kd, 8, 32, 0, err, sizeof err)) {
             fprintf(stderr, "bench_opennpu: %s\n", err);
             return 2;
         }
@@ -74,8 +74,8 @@ int main(int argc, char **argv)
         int32_t *C = malloc(sizeof *C * M * N), *R = malloc(sizeof *R * M * N);
         uint8_t *img = malloc(p.end), *work = malloc(p.end);
         onpu_gemm_random(M, N, Kd, A, B, 88172645463325252ull);
-        onpu_gemm_pack(&p, A, B, img);
-        char *prog = onpu_gemm_program(&p, NULL);
+        npk_opennpu_gemm_pack(&p, A, B, img);
+        char *prog = npk_opennpu_gemm_program(&p, NULL);
         npk_machine *m = onpu_gemm_machine("opennpu", p.end, err, sizeof err);
         if (!prog || !m || npk_load_asm(m, prog, "gemm.s", stderr) != NPK_OK) {
             fprintf(stderr, "bench_opennpu: setup failed: %s\n", m ? npk_error(m) : err);
@@ -109,7 +109,7 @@ int main(int argc, char **argv)
                 best_nat_wall = w3 - w2;
         }
         npk_mem_read(m, "mem", 0, work, p.end);
-        onpu_gemm_unpack_c(&p, work, C);
+        npk_opennpu_gemm_unpack_c(&p, work, C);
         int same = !memcmp(C, R, sizeof *C * M * N);
         npk_stats_enable(m, 1);
         {

@@ -28,6 +28,10 @@ typedef struct npk_tinytpu_compiled {
     double *loss;         /* per step: mean squared error of the Q8.8 model's output */
     int has_eval;         /* an evaluation pass follows the last step; its loss: */
     double eval_loss;
+    uint16_t *ub;         /* the compiler's prediction of the unified buffer after the run:
+                             Q8.8 words 0 .. words - 1, the UB words the program writes (an
+                             exact run leaves exactly these) */
+    unsigned words;
 } npk_tinytpu_compiled;
 
 /* Compile the description `src` (named `name` in messages; "file:line: message") into a stream

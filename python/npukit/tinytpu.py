@@ -21,12 +21,15 @@ from .machine import Machine
 class Compiled:
     """A compiled stream: program (text), settings (for Machine("tinytpu", settings)), map
     (text), cycles, load_cycles, step_cycles, steps, loss (per step, the Q8.8 model's mean
-    squared error) and eval_loss (None without an evaluation pass)."""
+    squared error), eval_loss (None without an evaluation pass) and ub (the compiler's
+    prediction of the UB words the program writes, Q8.8 as int16: an exact run leaves
+    exactly these in UB words 0 .. len(ub) - 1)."""
 
     def __init__(self, d, name):
         self.__dict__.update(d)
         self.name = name
         self.loss = np.array(d["loss"])
+        self.ub = np.frombuffer(d["ub"], np.int16).copy()
 
     def machine(self, **settings):
         """A tinytpu Machine with these settings (plus any given) and the stream loaded."""

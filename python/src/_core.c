@@ -1107,6 +1107,8 @@ static PyMethodDef module_methods[] = {
     {"elems_from_f64", mod_elems_from_f64, METH_VARARGS, "npk_elems_from_f64"},
     {"snapshot_info", mod_snapshot_info, METH_VARARGS, "(target, config) of a snapshot"},
     {"pccx_disasm", npk_py_pccx_disasm, METH_VARARGS, "pccx_disasm(word, ext=True) -> text"},
+    {"opennpu_gemm", npk_py_opennpu_gemm, METH_VARARGS,
+     "opennpu_gemm(M, N, Kd, K, L, base, A=None, B=None) -> dict"},
     {"tinytpu_compile", npk_py_tinytpu_compile, METH_VARARGS,
      "tinytpu_compile(src, name='<net>', format=None) -> dict"},
     {NULL, NULL, 0, NULL},

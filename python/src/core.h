@@ -40,6 +40,8 @@ extern PyTypeObject PccxType;
 PyObject *npk_py_pccx_disasm(PyObject *mod, PyObject *args);
 /* pccx.h's flag, bank and status constants as module attributes PCCX_* */
 int npk_py_pccx_constants(PyObject *mod);
+/* opennpu.c: the GEMM generator */
+PyObject *npk_py_opennpu_gemm(PyObject *mod, PyObject *args);
 /* tinytpu.c: the schedule compiler */
 PyObject *npk_py_tinytpu_compile(PyObject *mod, PyObject *args);
 

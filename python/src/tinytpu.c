@@ -28,11 +28,12 @@ PyObject *npk_py_tinytpu_compile(PyObject *mod, PyObject *args)
         PyList_SET_ITEM(loss, (Py_ssize_t)i, v);
     }
     PyObject *r = loss ? Py_BuildValue(
-        "{s:s#,s:s,s:s,s:K,s:K,s:K,s:I,s:N,s:O}", "program", c.program,
+        "{s:s#,s:s,s:s,s:K,s:K,s:K,s:I,s:N,s:O,s:y#}", "program", c.program,
         (Py_ssize_t)c.program_size, "settings", c.settings, "map", c.map, "cycles",
         (unsigned long long)c.cycles, "load_cycles", (unsigned long long)c.load_cycles,
         "step_cycles", (unsigned long long)c.step_cycles, "steps", c.steps, "loss", loss,
-        "eval_loss", c.has_eval ? PyFloat_FromDouble(c.eval_loss) : Py_NewRef(Py_None))
+        "eval_loss", c.has_eval ? PyFloat_FromDouble(c.eval_loss) : Py_NewRef(Py_None), "ub",
+        (const char *)c.ub, (Py_ssize_t)(2 * (size_t)c.words))
                        : NULL;
     npk_tinytpu_compiled_free(&c);
     return r;

@@ -19,7 +19,7 @@ extern const size_t npk_demo_tf_npu_len, npk_demo_tf_plain_len;
 
 #ifdef NPK_HAVE_OPENNPU_DEMO
 #include "gemm_run.h"
-#include "onpu_gemm.h"
+#include "gemm_run.h"
 #endif
 #ifdef NPK_HAVE_OPENNPU_MLP_DEMO
 #include "onpu_mlp.h"
@@ -497,23 +497,23 @@ static int demo_opennpu(const demo *d, const char *tl_dir)
 {
     const unsigned M = ONPU_DEMO_DIM, N = ONPU_DEMO_DIM, Kd = ONPU_DEMO_DIM;
     char err[512];
-    onpu_gemm_plan p;
-    if (onpu_gemm_plan_make(&p, M, N, Kd, 8, 32, 0, err, sizeof err)) {
+    npk_opennpu_gemm_plan p;
+    if (npk_opennpu_gemm_plan_make(&p, M, N, Kd, 8, 32, 0, err, sizeof err)) {
         fprintf(stderr, "npukit demo: %s\n", err);
         return 1;
     }
     int8_t *A = malloc((size_t)M * Kd), *B = malloc((size_t)Kd * N);
     int32_t *C = malloc(sizeof *C * M * N), *R = malloc(sizeof *R * M * N);
     uint8_t *img = malloc(p.end), *work = malloc(p.end);
-    onpu_gemm_counts cnt;
+    npk_opennpu_gemm_counts cnt;
     char *prog = NULL;
     npk_machine *m = NULL;
     int rc = 1;
     if (!A || !B || !C || !R || !img || !work)
         goto out;
     onpu_gemm_random(M, N, Kd, A, B, 0x2545F4914F6CDD1Dull);
-    onpu_gemm_pack(&p, A, B, img);
-    prog = onpu_gemm_program(&p, &cnt);
+    npk_opennpu_gemm_pack(&p, A, B, img);
+    prog = npk_opennpu_gemm_program(&p, &cnt);
     m = npk_cli_machine("npukit demo", "opennpu:mem_size=1M", NULL);
     if (!prog || !m)
         goto out;
@@ -529,7 +529,7 @@ static int demo_opennpu(const demo *d, const char *tl_dir)
     }
     if (timeline_end(m, tl_dir, "opennpu") != 0)
         goto out;
-    onpu_gemm_unpack_c(&p, work, C);
+    npk_opennpu_gemm_unpack_c(&p, work, C);
     onpu_gemm_ref(M, N, Kd, A, B, R);
     size_t bad = 0;
     for (size_t i = 0; i < (size_t)M * N; i++)
@@ -596,7 +596,7 @@ static int demo_opennpu_mlp(const demo *d, const char *tl_dir)
     uint8_t *pixels = malloc((size_t)n * MLP_N_IN), *img = malloc(l.end);
     size_t res_size = 4ull * MLP_N_OUT * l.batch_pad;
     uint8_t *res = malloc(res_size);
-    onpu_gemm_counts cnt;
+    npk_opennpu_gemm_counts cnt;
     char *prog = onpu_mlp_program(&l, model.shift1, &cnt);
     npk_machine *m = npk_cli_machine("npukit demo", "opennpu:mem_size=1M", NULL);
     int rc = 1;
@@ -854,7 +854,7 @@ static const demo demos[] = {
 #endif
 #ifdef NPK_HAVE_OPENNPU_DEMO
     {"opennpu", "int8 GEMM 128x128x128 tiled onto the 8x8 MMA array, ticks against the bound",
-     "examples/opennpu/gemm/onpu_gemm.c", demo_opennpu},
+     "src/targets/opennpu/gemm.c", demo_opennpu},
 #endif
     {"tinytpu", "XOR trained on the 2x2 systolic array: compiled schedule, cycle-exact run",
      "examples/tinytpu/xor/xor_train.net", demo_tinytpu},

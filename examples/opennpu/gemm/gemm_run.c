@@ -17,8 +17,8 @@ npk_machine *onpu_gemm_machine(const char *spec, uint64_t mem_needed, char *err,
     return m;
 }
 
-int onpu_gemm_run(npk_machine *m, const onpu_gemm_plan *p, const char *program, uint8_t *image,
-                  int stats, onpu_gemm_result *res, char *err, size_t n)
+int onpu_gemm_run(npk_machine *m, const npk_opennpu_gemm_plan *p, const char *program,
+                  uint8_t *image, int stats, onpu_gemm_result *res, char *err, size_t n)
 {
     memset(res, 0, sizeof *res);
     if (npk_load_asm(m, program, "gemm.s", NULL) != NPK_OK) {
@@ -56,4 +56,25 @@ int onpu_gemm_run(npk_machine *m, const onpu_gemm_plan *p, const char *program, 
         return -1;
     }
     return 0;
+}
+
+void onpu_gemm_random(unsigned M, unsigned N, unsigned Kd, int8_t *A, int8_t *B, uint64_t seed)
+{
+    uint64_t x = seed ? seed : 1;
+    for (size_t i = 0; i < (size_t)M * Kd + (size_t)Kd * N; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        *(i < (size_t)M * Kd ? &A[i] : &B[i - (size_t)M * Kd]) = (int8_t)(x >> 24);
+    }
+}
+
+void onpu_gemm_ref(unsigned M, unsigned N, unsigned Kd, const int8_t *A, const int8_t *B,
+                   int32_t *C)
+{
+    for (unsigned i = 0; i < M; i++)
+        for (unsigned j = 0; j < N; j++) {
+            int64_t s = 0;
+            for (unsigned t = 0; t < Kd; t++)
+                s += (int64_t)A[(uint64_t)i * Kd + t] * B[(uint64_t)t * N + j];
+            C[(uint64_t)i * N + j] = (int32_t)s;
+        }
 }

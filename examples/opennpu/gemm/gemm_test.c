@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "gemm_run.h"
-#include "onpu_gemm.h"
+#include "gemm_run.h"
 
 static int failures;
 #define CHECK(c, ...)                                                                          \
@@ -45,8 +45,8 @@ static uint64_t one(const char *spec, unsigned K, unsigned L, unsigned M, unsign
                     uint64_t base, double *ratio)
 {
     char err[512];
-    onpu_gemm_plan p;
-    if (onpu_gemm_plan_make(&p, M, N, Kd, K, L, base, err, sizeof err)) {
+    npk_opennpu_gemm_plan p;
+    if (npk_opennpu_gemm_plan_make(&p, M, N, Kd, K, L, base, err, sizeof err)) {
         CHECK(0, "%s %ux%ux%u: plan: %s", spec, M, N, Kd, err);
         return 0;
     }
@@ -62,17 +62,17 @@ static uint64_t one(const char *spec, unsigned K, unsigned L, unsigned M, unsign
     uint8_t *img = malloc(span), *before = malloc(span);
     for (size_t i = 0; i < span; i++)
         img[i] = (uint8_t)(0xA5 ^ i);
-    onpu_gemm_pack(&p, A, B, img + (base - lo));
+    npk_opennpu_gemm_pack(&p, A, B, img + (base - lo));
     memcpy(before, img, span);
-    onpu_gemm_counts cnt;
-    char *prog = onpu_gemm_program(&p, &cnt);
+    npk_opennpu_gemm_counts cnt;
+    char *prog = npk_opennpu_gemm_program(&p, &cnt);
     CHECK(prog != NULL, "program: out of memory");
     npk_machine *m = onpu_gemm_machine(spec, p.end + guard, err, sizeof err);
     CHECK(m != NULL, "%s: %s", spec, err);
     onpu_gemm_result res = {0};
     uint64_t ticks = 0;
     if (prog && m) {
-        onpu_gemm_plan whole = p;
+        npk_opennpu_gemm_plan whole = p;
         whole.base = lo, whole.end = lo + span; /* write and read back the canaries too */
         /* the fast loop (no observers: fused feed pairs at K = 8) and the observed loop (ticks)
          * must leave the same memory */
@@ -89,7 +89,7 @@ static uint64_t one(const char *spec, unsigned K, unsigned L, unsigned M, unsign
               Kd);
         free(fast);
         if (rc == 0) {
-            onpu_gemm_unpack_c(&p, img + (base - lo), C);
+            npk_opennpu_gemm_unpack_c(&p, img + (base - lo), C);
             onpu_gemm_ref(M, N, Kd, A, B, R);
             size_t bad = 0, first = 0;
             for (size_t i = 0; i < (size_t)M * N; i++)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "gemm_run.h"
-#include "onpu_gemm.h"
+#include "gemm_run.h"
 
 static void usage(FILE *f)
 {
@@ -103,8 +103,8 @@ int main(int argc, char **argv)
     npk_destroy(probe);
 
     unsigned M = dims[0], N = dims[1], Kd = dims[2];
-    onpu_gemm_plan p;
-    if (onpu_gemm_plan_make(&p, M, N, Kd, K, L, 0, err, sizeof err)) {
+    npk_opennpu_gemm_plan p;
+    if (npk_opennpu_gemm_plan_make(&p, M, N, Kd, K, L, 0, err, sizeof err)) {
         fprintf(stderr, "onpu-gemm: %s\n", err);
         return 2;
     }
@@ -116,10 +116,10 @@ int main(int argc, char **argv)
         return 1;
     }
     onpu_gemm_random(M, N, Kd, A, B, 0x9E3779B97F4A7C15ull * (seed + 1));
-    onpu_gemm_pack(&p, A, B, img);
+    npk_opennpu_gemm_pack(&p, A, B, img);
     onpu_gemm_ref(M, N, Kd, A, B, R);
-    onpu_gemm_counts cnt;
-    char *prog = onpu_gemm_program(&p, &cnt);
+    npk_opennpu_gemm_counts cnt;
+    char *prog = npk_opennpu_gemm_program(&p, &cnt);
     if (!prog) {
         fprintf(stderr, "onpu-gemm: out of memory\n");
         return 1;
@@ -163,7 +163,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "onpu-gemm: %s\n", err);
             rc = 1;
         } else {
-            onpu_gemm_unpack_c(&p, img, C);
+            npk_opennpu_gemm_unpack_c(&p, img, C);
             size_t bad = 0;
             for (size_t i = 0; i < (size_t)M * N; i++)
                 bad += C[i] != R[i];

@@ -46,7 +46,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return 1;
     }
-    onpu_gemm_counts cnt;
+    npk_opennpu_gemm_counts cnt;
     char *prog = onpu_mlp_program(&l, model.shift1, &cnt);
     uint8_t *img = malloc(l.end), *x = malloc(l.x_size);
     size_t res_size = 4ull * MLP_N_OUT * l.batch_pad;

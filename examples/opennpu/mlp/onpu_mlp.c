@@ -16,8 +16,8 @@ int onpu_mlp_layout_make(onpu_mlp_layout *l, unsigned batch, unsigned K, unsigne
     l->batch = batch, l->K = K, l->L = L;
     l->batch_pad = (batch + K - 1) / K * K;
     /* layer 1: A = W1q at 0 */
-    if (onpu_gemm_plan_make(&l->g1, MLP_N_HID, batch, MLP_N_IN, K, L, 0, err, err_size) ||
-        onpu_gemm_plan_make(&l->g2, MLP_N_OUT, batch, MLP_N_HID, K, L, 0, err, err_size))
+    if (npk_opennpu_gemm_plan_make(&l->g1, MLP_N_HID, batch, MLP_N_IN, K, L, 0, err, err_size) ||
+        npk_opennpu_gemm_plan_make(&l->g2, MLP_N_OUT, batch, MLP_N_HID, K, L, 0, err, err_size))
         return -1;
     uint64_t at = 0;
     l->g1.a_addr = at, at += l->g1.a_panel * l->g1.tiles_m;
@@ -44,8 +44,8 @@ static void put32(uint8_t *p, int32_t v)
 void onpu_mlp_pack_model(const onpu_mlp_layout *l, const mlp_model *m, uint8_t *mem)
 {
     memset(mem, 0, l->end);
-    onpu_gemm_pack_a(&l->g1, &m->w1[0][0], mem + l->g1.a_addr);
-    onpu_gemm_pack_a(&l->g2, &m->w2[0][0], mem + l->g2.a_addr);
+    npk_opennpu_gemm_pack_a(&l->g1, &m->w1[0][0], mem + l->g1.a_addr);
+    npk_opennpu_gemm_pack_a(&l->g2, &m->w2[0][0], mem + l->g2.a_addr);
     for (unsigned h = 0; h < MLP_N_HID; h++)
         for (unsigned k = 0; k < l->K; k++)
             put32(mem + l->b1_addr + 4ull * (l->K * h + k), m->b1adj[h]);
@@ -66,73 +66,75 @@ void onpu_mlp_pack_images(const onpu_mlp_layout *l, const uint8_t *images, unsig
     for (unsigned i = 0; i < n && i < l->batch; i++)
         for (unsigned t = 0; t < MLP_N_IN; t++)
             x[(size_t)t * l->batch + i] = (int8_t)(images[(size_t)MLP_N_IN * i + t] - 128);
-    onpu_gemm_pack_b(&l->g1, x, dst);
+    npk_opennpu_gemm_pack_b(&l->g1, x, dst);
     free(x);
 }
 
 /* ld.vr/st.vr of 4K bytes at addr, through a base register */
-static void vr_access(onpu_gen *g, const char *op, unsigned reg, uint64_t addr, unsigned avoid)
+static void vr_access(npk_opennpu_gen *g, const char *op, unsigned reg, uint64_t addr,
+                      unsigned avoid)
 {
     long long off;
-    unsigned b = onpu_gen_base(g, addr, avoid | 1u << reg, &off);
-    onpu_gen_insn(g, "%s vr%u, %lld(vr%u)", op, reg, off, b);
+    unsigned b = npk_opennpu_gen_base(g, addr, avoid | 1u << reg, &off);
+    npk_opennpu_gen_insn(g, "%s vr%u, %lld(vr%u)", op, reg, off, b);
 }
 
-char *onpu_mlp_program(const onpu_mlp_layout *l, int32_t shift1, onpu_gemm_counts *counts)
+char *onpu_mlp_program(const onpu_mlp_layout *l, int32_t shift1, npk_opennpu_gemm_counts *counts)
 {
     unsigned K = l->K, groups = l->batch_pad / K;
-    onpu_gen *g = onpu_gen_new(K, l->L);
+    npk_opennpu_gen *g = npk_opennpu_gen_new(K, l->L);
     if (!g)
         return NULL;
-    onpu_gen_text(g, "# int8 Fashion-MNIST MLP 784-128-10, batch %u, K=%u L=%u (made by "
+    npk_opennpu_gen_text(g, "# int8 Fashion-MNIST MLP 784-128-10, batch %u, K=%u L=%u (made by "
                      "onpu_mlp)\n# layer 1\n", l->batch, K, l->L);
-    onpu_gen_gemm(g, &l->g1);
+    npk_opennpu_gen_gemm(g, &l->g1);
 
     /* Requantise: VR c holds SHIFT1 in every lane (vsra uses the low 5 bits) and a zero row
      * (VX[4c+1]) for the ReLU; t and bb are temporaries, x gathers four hidden units. */
-    onpu_gen_text(g, "# requantise: H = ReLU(clamp8((C1 + B1') >> SHIFT1)), packed for layer 2\n");
-    unsigned c = onpu_gen_reg(g, 0);
-    onpu_gen_insn(g, "vbcast.imm vx%u, %d", 4 * c, (int)shift1);
-    onpu_gen_insn(g, "vbcast.imm vx%u, 0", 4 * c + 1);
-    onpu_gen_busy(g, c, 1);
-    unsigned t = onpu_gen_reg(g, 0);
-    onpu_gen_busy(g, t, 1);
-    unsigned bb = onpu_gen_reg(g, 0);
-    onpu_gen_busy(g, bb, 1);
-    unsigned x = onpu_gen_reg(g, 0);
-    onpu_gen_busy(g, x, 1);
+    npk_opennpu_gen_text(g, "# requantise: H = ReLU(clamp8((C1 + B1') >> SHIFT1)), packed for "
+                            "layer 2\n");
+    unsigned c = npk_opennpu_gen_reg(g, 0);
+    npk_opennpu_gen_insn(g, "vbcast.imm vx%u, %d", 4 * c, (int)shift1);
+    npk_opennpu_gen_insn(g, "vbcast.imm vx%u, 0", 4 * c + 1);
+    npk_opennpu_gen_busy(g, c, 1);
+    unsigned t = npk_opennpu_gen_reg(g, 0);
+    npk_opennpu_gen_busy(g, t, 1);
+    unsigned bb = npk_opennpu_gen_reg(g, 0);
+    npk_opennpu_gen_busy(g, bb, 1);
+    unsigned x = npk_opennpu_gen_reg(g, 0);
+    npk_opennpu_gen_busy(g, x, 1);
     for (unsigned gr = 0; gr < groups; gr++)
         for (unsigned u = 0; u < MLP_N_HID / 4; u++) {
             for (unsigned b = 0; b < 4; b++) {
                 unsigned h = 4 * u + b;
                 vr_access(g, "ld.vr", t, l->g1.c_addr + h * l->g1.ldc + 4ull * K * gr, 0);
                 vr_access(g, "ld.vr", bb, l->b1_addr + 4ull * K * h, 0);
-                onpu_gen_insn(g, "vadd vr%u, vr%u, vr%u", t, t, bb);
-                onpu_gen_insn(g, "vsra vr%u, vr%u, vr%u", t, t, c);
-                onpu_gen_insn(g, "vcvt_s8_s32.sat vx%u, vr%u", 4 * x + b, t);
-                onpu_gen_insn(g, "vmax vx%u, vx%u, vx%u", 4 * x + b, 4 * x + b, 4 * c + 1);
+                npk_opennpu_gen_insn(g, "vadd vr%u, vr%u, vr%u", t, t, bb);
+                npk_opennpu_gen_insn(g, "vsra vr%u, vr%u, vr%u", t, t, c);
+                npk_opennpu_gen_insn(g, "vcvt_s8_s32.sat vx%u, vr%u", 4 * x + b, t);
+                npk_opennpu_gen_insn(g, "vmax vx%u, vx%u, vx%u", 4 * x + b, 4 * x + b, 4 * c + 1);
             }
             vr_access(g, "st.vr", x, l->g2.b_addr + gr * l->g2.b_panel + 4ull * K * u, 0);
         }
     for (unsigned r = 0; r < l->L / 4 && r < 8; r++)
-        onpu_gen_busy(g, r, 0);
+        npk_opennpu_gen_busy(g, r, 0);
 
-    onpu_gen_text(g, "# layer 2\n");
-    onpu_gen_gemm(g, &l->g2);
+    npk_opennpu_gen_text(g, "# layer 2\n");
+    npk_opennpu_gen_gemm(g, &l->g2);
 
-    onpu_gen_text(g, "# logits = C2 + B2\n");
-    t = onpu_gen_reg(g, 0);
-    onpu_gen_busy(g, t, 1);
-    bb = onpu_gen_reg(g, 0);
-    onpu_gen_busy(g, bb, 1);
+    npk_opennpu_gen_text(g, "# logits = C2 + B2\n");
+    t = npk_opennpu_gen_reg(g, 0);
+    npk_opennpu_gen_busy(g, t, 1);
+    bb = npk_opennpu_gen_reg(g, 0);
+    npk_opennpu_gen_busy(g, bb, 1);
     for (unsigned o = 0; o < MLP_N_OUT; o++)
         for (unsigned gr = 0; gr < groups; gr++) {
             vr_access(g, "ld.vr", t, l->g2.c_addr + o * l->g2.ldc + 4ull * K * gr, 0);
             vr_access(g, "ld.vr", bb, l->b2_addr + 4ull * K * o, 0);
-            onpu_gen_insn(g, "vadd vr%u, vr%u, vr%u", t, t, bb);
+            npk_opennpu_gen_insn(g, "vadd vr%u, vr%u, vr%u", t, t, bb);
             vr_access(g, "st.vr", t, l->logits_addr + 4ull * (o * l->batch_pad + K * gr), 0);
         }
-    return onpu_gen_finish(g, counts);
+    return npk_opennpu_gen_finish(g, counts);
 }
 
 void onpu_mlp_logits(const onpu_mlp_layout *l, const uint8_t *res, unsigned i, int32_t out[10])

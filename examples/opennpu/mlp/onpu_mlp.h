@@ -19,11 +19,11 @@
 #include <stdint.h>
 
 #include "mlp_ref.h"
-#include "onpu_gemm.h"
+#include "gemm_run.h"
 
 typedef struct onpu_mlp_layout {
     unsigned batch, batch_pad, K, L;
-    onpu_gemm_plan g1, g2;       /* the two GEMMs with their addresses filled in */
+    npk_opennpu_gemm_plan g1, g2;       /* the two GEMMs with their addresses filled in */
     uint64_t x_addr, x_size;     /* layer-1 B panels: the images (rewritten per batch) */
     uint64_t b1_addr, b2_addr;   /* biases, each repeated K times (one ld.vr per unit) */
     uint64_t logits_addr;        /* int32 [10][batch_pad] */
@@ -39,7 +39,7 @@ void onpu_mlp_pack_model(const onpu_mlp_layout *l, const mlp_model *m, uint8_t *
 void onpu_mlp_pack_images(const onpu_mlp_layout *l, const uint8_t *images, unsigned n,
                           uint8_t *dst);
 /* The program text (malloc'd, NULL when out of memory). */
-char *onpu_mlp_program(const onpu_mlp_layout *l, int32_t shift1, onpu_gemm_counts *counts);
+char *onpu_mlp_program(const onpu_mlp_layout *l, int32_t shift1, npk_opennpu_gemm_counts *counts);
 /* Logits of image i (0 <= i < batch) from the results region read at logits_addr
  * (10 * batch_pad * 4 bytes). */
 void onpu_mlp_logits(const onpu_mlp_layout *l, const uint8_t *res, unsigned i, int32_t out[10]);

@@ -18,6 +18,7 @@ void npk_tinytpu_compiled_free(npk_tinytpu_compiled *c)
     free(c->settings);
     free(c->map);
     free(c->loss);
+    free(c->ub);
     memset(c, 0, sizeof *c);
 }
 
@@ -78,11 +79,15 @@ npk_status npk_tinytpu_compile(const char *src, const char *name, const char *fo
     tt_run_settings(&net, settings, sizeof settings);
     out->settings = strdup(settings);
     out->loss = malloc((net.steps ? net.steps : 1) * sizeof *out->loss);
-    if (fclose(f) != 0 || !out->settings || !out->loss) {
+    out->ub = malloc((c.words ? c.words : 1) * sizeof *out->ub);
+    if (fclose(f) != 0 || !out->settings || !out->loss || !out->ub) {
         st = NPK_ERR_NOMEM;
         goto done;
     }
     memcpy(out->loss, c.loss, net.steps * sizeof *out->loss);
+    if (c.words)
+        memcpy(out->ub, c.pred, c.words * sizeof *out->ub);
+    out->words = c.words;
     out->cycles = c.cycles;
     out->load_cycles = c.load_cycles;
     out->step_cycles = c.step_cycles;

@@ -1,4 +1,4 @@
-/* GEMM program generator for opennpu (see onpu_gemm.h and docs/opennpu.md "GEMM").
+/* GEMM program generator for opennpu (include/npukit/opennpu.h; docs/opennpu.md "GEMM").
  *
  * Per output tile (rows K*I.., columns K*J..) the program
  *   1. loads one B quad and one A quad (ld.vr, 4K bytes each = four feeds' operands) and
@@ -13,37 +13,38 @@
  * VR0 in LUT bank B (vsetlut.b), builds the base in lane 0 of VR0, stores all rows (row 0 with
  * the base in its lane 0), then reads the parked lane-0 value back through vlut.b with index
  * bytes 0..3 (ld.w of the panel's index word) and rewrites that one int32 with st.w. */
-#include "onpu_gemm.h"
+#include "npukit/opennpu.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int onpu_gemm_plan_make(onpu_gemm_plan *p, unsigned M, unsigned N, unsigned Kd, unsigned K,
-                        unsigned L, uint64_t base, char *err, size_t err_size)
+npk_status npk_opennpu_gemm_plan_make(npk_opennpu_gemm_plan *p, unsigned M, unsigned N,
+                                      unsigned Kd, unsigned K, unsigned L, uint64_t base,
+                                      char *err, size_t err_size)
 {
     memset(p, 0, sizeof *p);
     if (M == 0 || N == 0 || Kd == 0) {
         snprintf(err, err_size, "GEMM shape %ux%ux%u: every dimension must be at least 1", M,
                  N, Kd);
-        return -1;
+        return NPK_ERR_ARG;
     }
     if (K < 4 || K > 64 || (K & (K - 1)) || L < 4 || L > 32 || L % 4) {
         snprintf(err, err_size, "K=%u, L=%u is not an opennpu configuration", K, L);
-        return -1;
+        return NPK_ERR_ARG;
     }
     if (K > L / 4) {
         snprintf(err, err_size,
                  "K=%u > L/4=%u: mma.last drains K columns into L/4 VR registers and only the "
                  "last L/4 survive, so a K x K tile cannot be read out (use K <= L/4)",
                  K, L / 4);
-        return -1;
+        return NPK_ERR_ARG;
     }
     if (Kd >= 131072) {
         snprintf(err, err_size, "Kd=%u: sums of Kd int8 products may overflow int32 (Kd < 131072)",
                  Kd);
-        return -1;
+        return NPK_ERR_ARG;
     }
     p->M = M, p->N = N, p->Kd = Kd, p->K = K, p->L = L;
     p->tiles_m = (M + K - 1) / K;
@@ -60,12 +61,12 @@ int onpu_gemm_plan_make(onpu_gemm_plan *p, unsigned M, unsigned N, unsigned Kd, 
     if (p->end > ((uint64_t)1 << 31)) {
         snprintf(err, err_size, "GEMM %ux%ux%u needs %llu bytes of data memory from %llu", M, N,
                  Kd, (unsigned long long)(p->end - base), (unsigned long long)base);
-        return -1;
+        return NPK_ERR_ARG;
     }
-    return 0;
+    return NPK_OK;
 }
 
-void onpu_gemm_pack_a(const onpu_gemm_plan *p, const int8_t *A, uint8_t *dst)
+void npk_opennpu_gemm_pack_a(const npk_opennpu_gemm_plan *p, const int8_t *A, uint8_t *dst)
 {
     unsigned K = p->K;
     for (unsigned I = 0; I < p->tiles_m; I++) {
@@ -84,7 +85,7 @@ void onpu_gemm_pack_a(const onpu_gemm_plan *p, const int8_t *A, uint8_t *dst)
     }
 }
 
-void onpu_gemm_pack_b(const onpu_gemm_plan *p, const int8_t *B, uint8_t *dst)
+void npk_opennpu_gemm_pack_b(const npk_opennpu_gemm_plan *p, const int8_t *B, uint8_t *dst)
 {
     unsigned K = p->K;
     memset(dst, 0, p->b_panel * p->tiles_n);
@@ -100,14 +101,15 @@ void onpu_gemm_pack_b(const onpu_gemm_plan *p, const int8_t *B, uint8_t *dst)
     }
 }
 
-void onpu_gemm_pack(const onpu_gemm_plan *p, const int8_t *A, const int8_t *B, uint8_t *mem)
+void npk_opennpu_gemm_pack(const npk_opennpu_gemm_plan *p, const int8_t *A, const int8_t *B,
+                           uint8_t *mem)
 {
     memset(mem, 0, p->end - p->base);
-    onpu_gemm_pack_a(p, A, mem + (p->a_addr - p->base));
-    onpu_gemm_pack_b(p, B, mem + (p->b_addr - p->base));
+    npk_opennpu_gemm_pack_a(p, A, mem + (p->a_addr - p->base));
+    npk_opennpu_gemm_pack_b(p, B, mem + (p->b_addr - p->base));
 }
 
-void onpu_gemm_unpack_c(const onpu_gemm_plan *p, const uint8_t *mem, int32_t *C)
+void npk_opennpu_gemm_unpack_c(const npk_opennpu_gemm_plan *p, const uint8_t *mem, int32_t *C)
 {
     const uint8_t *c = mem + (p->c_addr - p->base);
     for (uint64_t i = 0; i < (uint64_t)p->M * p->N; i++) {
@@ -117,36 +119,15 @@ void onpu_gemm_unpack_c(const onpu_gemm_plan *p, const uint8_t *mem, int32_t *C)
     }
 }
 
-void onpu_gemm_random(unsigned M, unsigned N, unsigned Kd, int8_t *A, int8_t *B, uint64_t seed)
-{
-    uint64_t x = seed ? seed : 1;
-    for (size_t i = 0; i < (size_t)M * Kd + (size_t)Kd * N; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        *(i < (size_t)M * Kd ? &A[i] : &B[i - (size_t)M * Kd]) = (int8_t)(x >> 24);
-    }
-}
-
-void onpu_gemm_ref(unsigned M, unsigned N, unsigned Kd, const int8_t *A, const int8_t *B,
-                   int32_t *C)
-{
-    for (unsigned i = 0; i < M; i++)
-        for (unsigned j = 0; j < N; j++) {
-            int64_t s = 0;
-            for (unsigned t = 0; t < Kd; t++)
-                s += (int64_t)A[(uint64_t)i * Kd + t] * B[(uint64_t)t * N + j];
-            C[(uint64_t)i * N + j] = (int32_t)s;
-        }
-}
-
 /* ---- the generator ------------------------------------------------------------------------- */
 
 enum { MAX_VR = 8 };
 
-struct onpu_gen {
+struct npk_opennpu_gen {
     char *buf;
     size_t len, cap;
     int oom;
-    const onpu_gemm_plan *p;    /* the GEMM being generated */
+    const npk_opennpu_gemm_plan *p;    /* the GEMM being generated */
     unsigned K, R;                 /* VR registers (L/4) */
     /* What the generator knows about lane 0 of each VE register (for vmovi/vmovh reuse) and
      * which VR registers hold a base address. */
@@ -157,17 +138,18 @@ struct onpu_gen {
     uint64_t base_use[MAX_VR];  /* last use, for eviction */
     int busy[MAX_VR];           /* holds data that must not be overwritten */
     uint64_t clock;
-    onpu_gemm_counts n;
+    npk_opennpu_gemm_counts n;
 };
-typedef struct onpu_gen gen;
+typedef struct npk_opennpu_gen gen;
 
-static void emit(gen *g, const char *fmt, ...)
+/* Append formatted text, growing the buffer as needed (any length; out of memory sticks). */
+static void vemit(gen *g, const char *fmt, va_list args)
 {
     if (g->oom)
         return;
     for (;;) {
         va_list ap;
-        va_start(ap, fmt);
+        va_copy(ap, args);
         int k = vsnprintf(g->buf ? g->buf + g->len : NULL, g->cap - g->len, fmt, ap);
         va_end(ap);
         if (k < 0) {
@@ -188,6 +170,14 @@ static void emit(gen *g, const char *fmt, ...)
         }
         g->buf = b, g->cap = cap;
     }
+}
+
+static void emit(gen *g, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vemit(g, fmt, ap);
+    va_end(ap);
 }
 
 /* An instruction (counted); the text ends without newline. */
@@ -259,7 +249,7 @@ static unsigned base_for(gen *g, uint64_t addr, unsigned avoid)
 /* One tile: loads and feeds; the last feed drains row q of the C tile into VR[q]. */
 static void tile_feeds(gen *g, unsigned I, unsigned J)
 {
-    const onpu_gemm_plan *p = g->p;
+    const npk_opennpu_gemm_plan *p = g->p;
     unsigned K = p->K;
     /* operand registers: two that are neither busy nor the bases of this tile's panels */
     uint64_t a0 = p->a_addr + I * p->a_panel + 4, b0 = p->b_addr + J * p->b_panel;
@@ -291,7 +281,7 @@ static void tile_feeds(gen *g, unsigned I, unsigned J)
  * an index word (for the parked value). */
 static void tile_stores(gen *g, unsigned I, unsigned J)
 {
-    const onpu_gemm_plan *p = g->p;
+    const npk_opennpu_gemm_plan *p = g->p;
     unsigned K = p->K, rows = p->M - K * I < K ? p->M - K * I : K;
     uint64_t row0 = p->c_addr + (uint64_t)K * I * p->ldc + 4ull * K * J;
     int park = K == g->R; /* no register survives the drain */
@@ -330,7 +320,7 @@ static void tile_stores(gen *g, unsigned I, unsigned J)
     }
 }
 
-onpu_gen *onpu_gen_new(unsigned K, unsigned L)
+npk_opennpu_gen *npk_opennpu_gen_new(unsigned K, unsigned L)
 {
     gen *g = calloc(1, sizeof *g);
     if (g)
@@ -338,60 +328,59 @@ onpu_gen *onpu_gen_new(unsigned K, unsigned L)
     return g;
 }
 
-void onpu_gen_free(onpu_gen *g)
+void npk_opennpu_gen_free(npk_opennpu_gen *g)
 {
     if (g)
         free(g->buf);
     free(g);
 }
 
-void onpu_gen_text(onpu_gen *g, const char *fmt, ...)
+void npk_opennpu_gen_text(npk_opennpu_gen *g, const char *fmt, ...)
 {
-    char line[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    vemit(g, fmt, ap);
     va_end(ap);
-    emit(g, "%s", line);
 }
 
-void onpu_gen_insn(onpu_gen *g, const char *fmt, ...)
+void npk_opennpu_gen_insn(npk_opennpu_gen *g, const char *fmt, ...)
 {
-    char line[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    vemit(g, fmt, ap);
     va_end(ap);
-    INSN(g, "%s", line);
+    INSN(g, "%s", "");
 }
 
-unsigned onpu_gen_base(onpu_gen *g, uint64_t addr, unsigned avoid, long long *offset)
+unsigned npk_opennpu_gen_base(npk_opennpu_gen *g, uint64_t addr, unsigned avoid,
+                              long long *offset)
 {
     unsigned r = base_for(g, addr, avoid);
     *offset = (long long)addr - (long long)g->base_val[r];
     return r;
 }
 
-unsigned onpu_gen_reg(onpu_gen *g, unsigned avoid)
+unsigned npk_opennpu_gen_reg(npk_opennpu_gen *g, unsigned avoid)
 {
     return pick_reg(g, avoid);
 }
 
-void onpu_gen_busy(onpu_gen *g, unsigned vr, int busy)
+void npk_opennpu_gen_busy(npk_opennpu_gen *g, unsigned vr, int busy)
 {
     g->busy[vr] = busy;
 }
 
-void onpu_gen_clobber(onpu_gen *g, unsigned vr)
+void npk_opennpu_gen_clobber(npk_opennpu_gen *g, unsigned vr)
 {
     forget(g, vr);
 }
 
-void onpu_gen_gemm(onpu_gen *g, const onpu_gemm_plan *p)
+void npk_opennpu_gen_gemm(npk_opennpu_gen *g, const npk_opennpu_gemm_plan *p)
 {
     g->p = p;
     emit(g,
-         "# GEMM C = A * B, A %ux%u, B %ux%u, int8 -> int32, on K=%u L=%u (made by onpu_gemm)\n"
+         "# GEMM C = A * B, A %ux%u, B %ux%u, int8 -> int32, on K=%u L=%u (npukit GEMM "
+         "generator)\n"
          "# A panels at %llu (%llu bytes each), B panels at %llu (%llu bytes each),\n"
          "# C at %llu, row stride %llu bytes, %llu bytes of slack after it\n",
          p->M, p->Kd, p->Kd, p->N, p->K, p->L, (unsigned long long)p->a_addr,
@@ -413,7 +402,7 @@ void onpu_gen_gemm(onpu_gen *g, const onpu_gemm_plan *p)
     g->p = NULL;
 }
 
-char *onpu_gen_finish(onpu_gen *g, onpu_gemm_counts *counts)
+char *npk_opennpu_gen_finish(npk_opennpu_gen *g, npk_opennpu_gemm_counts *counts)
 {
     char *text = g->oom ? NULL : g->buf;
     if (counts)
@@ -421,15 +410,15 @@ char *onpu_gen_finish(onpu_gen *g, onpu_gemm_counts *counts)
     if (g->oom)
         free(g->buf);
     g->buf = NULL;
-    onpu_gen_free(g);
+    npk_opennpu_gen_free(g);
     return text;
 }
 
-char *onpu_gemm_program(const onpu_gemm_plan *p, onpu_gemm_counts *counts)
+char *npk_opennpu_gemm_program(const npk_opennpu_gemm_plan *p, npk_opennpu_gemm_counts *counts)
 {
-    gen *g = onpu_gen_new(p->K, p->L);
+    gen *g = npk_opennpu_gen_new(p->K, p->L);
     if (!g)
         return NULL;
-    onpu_gen_gemm(g, p);
-    return onpu_gen_finish(g, counts);
+    npk_opennpu_gen_gemm(g, p);
+    return npk_opennpu_gen_finish(g, counts);
 }
