@@ -180,28 +180,93 @@ static unsigned i4_code(const uint8_t *w, uint64_t k)
     return (k & 1) ? b >> 4 : b & 15;
 }
 
-int npk_xdot_prepare(const uint16_t *a, uint64_t K, double *ad)
+/* Exponent of the last significand bit of a finite nonzero BF16 value. */
+static int lsb_exp(uint16_t h)
 {
-    int lo = 1000, hi = -1000;
+    int be = (h >> 7) & 0xFF;
+    return (be ? be : 1) - 127 - 7;
+}
+
+/* ceil(log2 K): the carries a sum of K terms can add above its largest term. */
+static int log2_ceil(uint64_t K)
+{
+    int lg = 0;
+    while (lg < 64 && ((uint64_t)1 << lg) < K)
+        lg++;
+    return lg;
+}
+
+/* The widest exponent span (last significand bits) of one window whose sums of up to K
+ * products (12 significant bits each) stay exact in binary64. */
+static int window_span(uint64_t K)
+{
+    return 53 - 12 - log2_ceil(K);
+}
+
+/* The row's extreme last-bit exponents over its nonzero values (*lo > *hi when there are none);
+ * 0 with an infinity or NaN in it. */
+static int row_exponents(const uint16_t *a, uint64_t K, int *lo, int *hi)
+{
+    *lo = 1000, *hi = -1000;
     for (uint64_t k = 0; k < K; k++) {
         uint16_t h = a[k];
         if ((h & 0x7F80) == 0x7F80)
             return 0; /* infinity or NaN: the accumulator's special-value rules */
         if (h & 0x7FFF) {
-            int be = (h >> 7) & 0xFF;
-            int e = (be ? be : 1) - 127 - 7; /* exponent of the last significand bit */
-            lo = e < lo ? e : lo;
-            hi = e > hi ? e : hi;
+            int e = lsb_exp(h);
+            *lo = e < *lo ? e : *lo;
+            *hi = e > *hi ? e : *hi;
         }
     }
-    int lg = 0;
-    while (((uint64_t)1 << lg) < K)
-        lg++;
-    if (hi >= lo && (hi - lo) + 12 + lg > 53)
+    return 1;
+}
+
+/* A BF16 value as binary64 (exact). Normal values through the host's float -> double
+ * conversion, which is exact; subnormal ones (exponent field 0) in software, so that a host
+ * flushing subnormal inputs (DAZ, set by some embedders' fast-math start-up code) cannot
+ * change them. */
+static double bf16_to_double(uint16_t h)
+{
+    if (!(h & 0x7F80)) {
+        uint64_t d = npk_f32_to_f64bits(npk_bf16_to_f32(h));
+        double x;
+        memcpy(&x, &d, sizeof x);
+        return x;
+    }
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return (double)f;
+}
+
+int npk_xdot_prepare(const uint16_t *a, uint64_t K, double *ad)
+{
+    int lo, hi;
+    if (!row_exponents(a, K, &lo, &hi) || (hi >= lo && hi - lo > window_span(K)))
+        return 0;
+    for (uint64_t k = 0; k < K; k++)
+        ad[k] = bf16_to_double(a[k]);
+    return 1;
+}
+
+int npk_xdot_prepare2(const uint16_t *a, uint64_t K, double *hi_part, double *lo_part)
+{
+    int lo, hi;
+    if (!row_exponents(a, K, &lo, &hi) || hi < lo)
+        return 0;
+    /* The high window reaches as far down as it can: values with last bit at cut or above;
+     * the rest must fit the low window. */
+    int cut = hi - window_span(K), lo_top = -1000;
+    for (uint64_t k = 0; k < K; k++)
+        if ((a[k] & 0x7FFF) && lsb_exp(a[k]) < cut && lsb_exp(a[k]) > lo_top)
+            lo_top = lsb_exp(a[k]);
+    if (lo_top - lo > window_span(K))
         return 0;
     for (uint64_t k = 0; k < K; k++) {
-        uint64_t d = npk_f32_to_f64bits(npk_bf16_to_f32(a[k])); /* exact */
-        memcpy(&ad[k], &d, sizeof d);
+        double x = bf16_to_double(a[k]);
+        int high = !(a[k] & 0x7FFF) || lsb_exp(a[k]) >= cut;
+        hi_part[k] = high ? x : 0.0;
+        lo_part[k] = high ? 0.0 : x;
     }
     return 1;
 }
@@ -233,7 +298,7 @@ static uint32_t xdot_round(double s)
  * starts from -0 so that an exact zero is -0 only when every product is -0 (IEEE addition:
  * -0 + -0 = -0, -0 + +0 = +0, x + -x = +0, and +0 stays +0 when chains are added). */
 
-uint32_t npk_xdot_bf16_i4_fast(const double *ad, const uint8_t *w, uint64_t K)
+static double xdot_sum(const double *ad, const uint8_t *w, uint64_t K)
 {
     double s0 = -0.0, s1 = -0.0, s2 = -0.0, s3 = -0.0, s4 = -0.0, s5 = -0.0, s6 = -0.0,
            s7 = -0.0;
@@ -253,7 +318,12 @@ uint32_t npk_xdot_bf16_i4_fast(const double *ad, const uint8_t *w, uint64_t K)
     }
     for (; k < K; k++)
         s0 += ad[k] * i4_pair[w[k / 2]][k & 1];
-    return xdot_round(((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)));
+    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7));
+}
+
+uint32_t npk_xdot_bf16_i4_fast(const double *ad, const uint8_t *w, uint64_t K)
+{
+    return xdot_round(xdot_sum(ad, w, K));
 }
 
 /* The full code bytes of NPK_XDOT_ROWS rows: two chains per row (even and odd k), sixteen in
@@ -284,18 +354,109 @@ static void xdot_rows_pairs(const double *ad, const uint8_t *w, size_t row_bytes
         t[r] = s[r][0] + s[r][1];
 }
 
-void npk_xdot_bf16_i4_fast_rows(const double *ad, const uint8_t *w, size_t row_bytes,
-                                uint64_t K, uint32_t y[NPK_XDOT_ROWS])
+static void xdot_sum_rows(const double *ad, const uint8_t *w, size_t row_bytes, uint64_t K,
+                          double t[NPK_XDOT_ROWS])
 {
     /* The odd tail and the rounding stay in loops of their own: folded into one loop with the
      * sums above, gcc 12 stops pairing the chains (measured: 4.2 instead of 6.7 G MAC/s). */
-    double t[NPK_XDOT_ROWS];
     xdot_rows_pairs(ad, w, row_bytes, K / 2, t);
     if (K & 1) /* the last code is the low nibble of each row's last byte */
         for (int r = 0; r < NPK_XDOT_ROWS; r++)
             t[r] += ad[K - 1] * i4_pair[w[(size_t)r * row_bytes + K / 2]][0];
+}
+
+void npk_xdot_bf16_i4_fast_rows(const double *ad, const uint8_t *w, size_t row_bytes,
+                                uint64_t K, uint32_t y[NPK_XDOT_ROWS])
+{
+    double t[NPK_XDOT_ROWS];
+    xdot_sum_rows(ad, w, row_bytes, K, t);
     for (int r = 0; r < NPK_XDOT_ROWS; r++)
         y[r] = xdot_round(t[r]);
+}
+
+/* The sum of the two windows' exact binary64 sums h + l, rounded once to binary32 (RNE).
+ * TwoSum gives s = RN(h + l) and the exact rest r (h + l = s + r); rounding to odd (s itself
+ * when exact or odd, else its neighbour towards r) and then to binary32 with RNE is the
+ * correct rounding of h + l, because binary64 has at least two more bits than binary32
+ * (Boldo and Melquiond, "When double rounding is odd", 2005). An exact zero takes its sign
+ * from the products (pccx §3.3: -0 only when every product is -0): the windows' placeholders
+ * are +0 and do not keep it. Needs binary64 arithmetic in RNE without excess precision
+ * (FLT_EVAL_METHOD 0, no contraction: C11 mode), as the one-window path. */
+static uint32_t xdot_round2(double h, double l, const uint16_t *a, const uint8_t *w, uint64_t K)
+{
+    double s = h + l, bb = s - h, r = (h - (s - bb)) + (l - bb);
+    if (s == 0) {
+        for (uint64_t k = 0; k < K; k++) {
+            unsigned c = i4_code(w, k), neg = (a[k] >> 15) ^ (c >> 3);
+            if (((a[k] & 0x7FFF) && c) || !neg)
+                return 0; /* a nonzero product, or a +0 one */
+        }
+        return 0x80000000u;
+    }
+    if (r != 0) {
+        uint64_t bits;
+        memcpy(&bits, &s, sizeof bits);
+        if (!(bits & 1))
+            bits += (r > 0) == (s > 0) ? 1 : (uint64_t)-1; /* away from or towards zero */
+        memcpy(&s, &bits, sizeof s);
+    }
+    return xdot_round(s);
+}
+
+uint32_t npk_xdot_bf16_i4_fast2(const double *hi, const double *lo, const uint16_t *a,
+                                const uint8_t *w, uint64_t K)
+{
+    return xdot_round2(xdot_sum(hi, w, K), xdot_sum(lo, w, K), a, w, K);
+}
+
+void npk_xdot_bf16_i4_fast2_rows(const double *hi, const double *lo, const uint16_t *a,
+                                 const uint8_t *w, size_t row_bytes, uint64_t K,
+                                 uint32_t y[NPK_XDOT_ROWS])
+{
+    double th[NPK_XDOT_ROWS], tl[NPK_XDOT_ROWS];
+    xdot_sum_rows(hi, w, row_bytes, K, th);
+    xdot_sum_rows(lo, w, row_bytes, K, tl);
+    for (int r = 0; r < NPK_XDOT_ROWS; r++)
+        y[r] = xdot_round2(th[r], tl[r], a, w + (size_t)r * row_bytes, K);
+}
+
+uint32_t npk_xdot_bf16_bf16(const uint16_t *a, const uint16_t *w, uint64_t K)
+{
+    /* Every product of two BF16 values has at most 16 significant bits and is exact in
+     * binary64; when the products' last-bit exponents span at most 53 - 16 - ceil(log2 K),
+     * every partial sum is exact too, and the sum is rounded once. */
+    int lo = 1000, hi = -1000, special = 0;
+    for (uint64_t k = 0; k < K; k++) {
+        if ((a[k] & 0x7F80) == 0x7F80 || (w[k] & 0x7F80) == 0x7F80) {
+            special = 1; /* infinity or NaN: the accumulator's rules */
+            break;
+        }
+        if ((a[k] & 0x7FFF) && (w[k] & 0x7FFF)) {
+            int e = lsb_exp(a[k]) + lsb_exp(w[k]);
+            lo = e < lo ? e : lo;
+            hi = e > hi ? e : hi;
+        }
+    }
+    if (!special && (hi < lo || hi - lo <= 53 - 16 - log2_ceil(K))) {
+        double s0 = -0.0, s1 = -0.0, s2 = -0.0, s3 = -0.0; /* -0: the zero-sign rule above */
+        uint64_t k = 0;
+        for (; k + 4 <= K; k += 4) {
+            s0 += bf16_to_double(a[k]) * bf16_to_double(w[k]);
+            s1 += bf16_to_double(a[k + 1]) * bf16_to_double(w[k + 1]);
+            s2 += bf16_to_double(a[k + 2]) * bf16_to_double(w[k + 2]);
+            s3 += bf16_to_double(a[k + 3]) * bf16_to_double(w[k + 3]);
+        }
+        for (; k < K; k++)
+            s0 += bf16_to_double(a[k]) * bf16_to_double(w[k]);
+        return xdot_round((s0 + s1) + (s2 + s3));
+    }
+    npk_xsum xs;
+    npk_fenv e;
+    npk_fenv_init(&e, NPK_RM_RNE);
+    npk_xsum_init(&xs);
+    for (uint64_t k = 0; k < K; k++)
+        npk_xsum_add_f32_mul(&xs, npk_bf16_to_f32(a[k]), npk_bf16_to_f32(w[k]));
+    return npk_xsum_to_f32(&xs, &e);
 }
 
 uint32_t npk_xdot_bf16_i4_exact(const uint16_t *a, const uint8_t *w, uint64_t K)

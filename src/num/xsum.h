@@ -51,6 +51,25 @@ uint32_t npk_xdot_bf16_i4_fast(const double *ad, const uint8_t *w, uint64_t K);
 #define NPK_XDOT_ROWS 8
 void npk_xdot_bf16_i4_fast_rows(const double *ad, const uint8_t *w, size_t row_bytes,
                                 uint64_t K, uint32_t y[NPK_XDOT_ROWS]);
+/* Two windows: rows whose values span too many binades for one binary64 sum (values near zero
+ * next to large ones) but fit two. npk_xdot_prepare2 splits the row's values by the exponent
+ * of their last significand bit into a high window (hi[k], +0 where the value is in the other
+ * window) and a low one (lo[k]), each within the one-window bound, and returns 1; 0 when two
+ * windows are not enough (or with an infinity or NaN). The fast2 functions sum each window
+ * exactly in binary64 and round the sum of the two once (round to odd, then RNE), with the
+ * zero-sign rule of the one-window path: equal to npk_xdot_bf16_i4_exact. a is the row itself
+ * (for the sign of an exact zero). */
+int npk_xdot_prepare2(const uint16_t *a, uint64_t K, double *hi, double *lo);
+uint32_t npk_xdot_bf16_i4_fast2(const double *hi, const double *lo, const uint16_t *a,
+                                const uint8_t *w, uint64_t K);
+void npk_xdot_bf16_i4_fast2_rows(const double *hi, const double *lo, const uint16_t *a,
+                                 const uint8_t *w, size_t row_bytes, uint64_t K,
+                                 uint32_t y[NPK_XDOT_ROWS]);
 uint32_t npk_xdot_bf16_i4_exact(const uint16_t *a, const uint8_t *w, uint64_t K);
+/* The exact dot product of two rows of K BF16 values (pccx's BF16 weight views: ExactSum of
+ * the products, §3.3), rounded once to binary32 with RNE, zero-sign rule included: in binary64
+ * when the products' exponents allow it (every partial sum exact), else with the accumulator
+ * above; the same bits either way. */
+uint32_t npk_xdot_bf16_bf16(const uint16_t *a, const uint16_t *w, uint64_t K);
 
 #endif

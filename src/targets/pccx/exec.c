@@ -136,13 +136,16 @@ static int exec_memcpy(pccx_t *c, const pccx_insn_t *d, pccx_fp *fp, char *msg, 
 /* ---- GEMV / GEMM (§6.4) --------------------------------------------------------------------- */
 
 /* One output element of an INT4 tensor: ExactSum over k of widen(a[k]) * W[n][k] (§3.3), on
- * src/num's binary64 fast path when the row allows it (fast), else its exact accumulator. */
+ * src/num's binary64 fast path when the row allows it (windows 1: ad; 2: the high window at ad
+ * and the low one at ad + K), else its exact accumulator (windows 0). */
 static uint32_t dot_int4(pccx_t *c, const pccx_tensor *t, const uint16_t *a, const double *ad,
-                         int fast, uint32_t n)
+                         int windows, uint32_t n)
 {
     const uint8_t *row = t->codes + (size_t)n * t->row_bytes;
-    if (fast)
+    if (windows == 1)
         return npk_xdot_bf16_i4_fast(ad, row, t->k);
+    if (windows == 2)
+        return npk_xdot_bf16_i4_fast2(ad, ad + t->k, a, row, t->k);
     c->exact_fallback++;
     return npk_xdot_bf16_i4_exact(a, row, t->k);
 }
@@ -169,17 +172,14 @@ static int view_range(const pccx_t *c, const pccx_tensor *t, uint64_t *lo, uint6
     return 0;
 }
 
-static uint32_t dot_view(const pccx_t *c, const pccx_tensor *t, const uint16_t *a, uint32_t n)
+static uint32_t dot_view(const pccx_t *c, const pccx_tensor *t, const uint16_t *a, uint32_t n,
+                         uint16_t *wrow)
 {
-    npk_xsum xs;
-    npk_fenv e = rne();
-    npk_xsum_init(&xs);
     for (uint64_t k = 0; k < t->k; k++) {
         uint64_t at = (uint64_t)((int64_t)t->base + 2 * ((int64_t)n * t->sn + (int64_t)k * t->sk));
-        uint16_t w = (uint16_t)(c->host[at] | (unsigned)c->host[at + 1] << 8);
-        npk_xsum_add_f32_mul(&xs, widen(a[k]), widen(w));
+        wrow[k] = (uint16_t)(c->host[at] | (unsigned)c->host[at + 1] << 8);
     }
-    return npk_xsum_to_f32(&xs, &e);
+    return npk_xdot_bf16_bf16(a, wrow, t->k);
 }
 
 /* The §6.4 write-back of one output: the row scale (INT4 tensors with w_scale), accm onto the
@@ -237,36 +237,44 @@ static int exec_gemx(pccx_t *c, const pccx_insn_t *d, pccx_fp *fp, char *msg, si
                     "%s: the BF16 view (base 0x%llx, n %u, k %u, sn %lld, sk %lld) reads outside "
                     "host DDR (%llu bytes)", mn, (unsigned long long)t->base, t->n, t->k,
                     (long long)t->sn, (long long)t->sk, (unsigned long long)c->host_bytes);
-    if (ensure_scratch(c, (size_t)(M * N)) || ensure_dscratch(c, (size_t)K))
+    if (ensure_scratch(c, (size_t)(M * N)) || ensure_dscratch(c, 2 * (size_t)K))
         return FAIL(PCCX_E_NOMEM, "%s: out of memory for %llu outputs", mn,
                     (unsigned long long)(M * N));
     /* Read everything, compute into scratch, then write (§6.1 rule 2). */
     int ws = (d->flags & PCCX_FLAG_W_SCALE) != 0, accm = (d->flags & PCCX_FLAG_ACCM) != 0;
     npk_fenv e = rne();
-    uint16_t *arow = malloc((size_t)K * sizeof *arow);
+    uint16_t *arow = malloc(2 * (size_t)K * sizeof *arow); /* the activation row, a view row */
     if (!arow)
         return FAIL(PCCX_E_NOMEM, "%s: out of memory", mn);
+    uint16_t *wrow = arow + K;
     for (uint64_t m = 0; m < M; m++) {
         uint64_t arow0 = a0 + m * K, n = 0;
         uint32_t yb[NPK_XDOT_ROWS];
         for (uint64_t k = 0; k < K; k++)
             arow[k] = pccx_l2_get(c, arow0 + k);
-        /* On the fast path, blocks of weight rows share each read of the prepared row. */
-        if (!t->view && npk_xdot_prepare(arow, K, c->dscratch)) {
+        /* On the fast path (the row in one binary64 window, or in two), blocks of weight rows
+         * share each read of the prepared row. */
+        double *ad = c->dscratch;
+        int win = t->view ? 0 : npk_xdot_prepare(arow, K, ad) ? 1
+                                : npk_xdot_prepare2(arow, K, ad, ad + K) ? 2 : 0;
+        if (win) {
             for (; n + NPK_XDOT_ROWS <= N; n += NPK_XDOT_ROWS) {
-                npk_xdot_bf16_i4_fast_rows(c->dscratch, t->codes + (size_t)n * t->row_bytes,
-                                           t->row_bytes, K, yb);
+                const uint8_t *w = t->codes + (size_t)n * t->row_bytes;
+                if (win == 1)
+                    npk_xdot_bf16_i4_fast_rows(ad, w, t->row_bytes, K, yb);
+                else
+                    npk_xdot_bf16_i4_fast2_rows(ad, ad + K, arow, w, t->row_bytes, K, yb);
                 for (unsigned r = 0; r < NPK_XDOT_ROWS; r++)
                     c->scratch[m * N + n + r] = gemx_out(c, t, yb[r], y0 + m * N, n + r, ws,
                                                          accm, &e);
             }
             for (; n < N; n++) {
-                uint32_t y = dot_int4(c, t, arow, c->dscratch, 1, (uint32_t)n);
+                uint32_t y = dot_int4(c, t, arow, ad, win, (uint32_t)n);
                 c->scratch[m * N + n] = gemx_out(c, t, y, y0 + m * N, n, ws, accm, &e);
             }
         }
         for (; n < N; n++) {
-            uint32_t y = t->view ? dot_view(c, t, arow, (uint32_t)n)
+            uint32_t y = t->view ? dot_view(c, t, arow, (uint32_t)n, wrow)
                                  : dot_int4(c, t, arow, c->dscratch, 0, (uint32_t)n);
             c->scratch[m * N + n] = gemx_out(c, t, y, y0 + m * N, n, ws, accm, &e);
         }
