@@ -78,6 +78,7 @@ bench: build
 	$(BUILD)/bench/core/bench_step
 	$(BUILD)/bench/core/bench_commit
 	$(BUILD)/bench/rvnpu/bench_rvnpu
+	$(BUILD)/bench/rvnpu/bench_mlp
 	$(BUILD)/bench/opennpu/bench_opennpu
 	$(BUILD)/bench/tinytpu/bench_tinytpu
 	$(BUILD)/bench/pccx/bench_pccx

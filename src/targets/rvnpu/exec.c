@@ -5,6 +5,7 @@
 
 #include "num/num.h"
 #include "targets/rvnpu/asm.h"
+#include "targets/rvnpu/npu_quick.h"
 #include "targets/rvnpu/rvnpu.h"
 #include "targets/rvnpu/timing.h"
 
@@ -524,6 +525,20 @@ static int run_fast(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *done
     seq[1 + RVNPU_OP_##name + 2 * H_VAR] = &&op2_##name;
 #include "targets/rvnpu/exec_ops.h"
 #undef RVOP
+    /* NPU instructions: rvnpu_npu_exec() (their one definition) called from here, without the
+     * slow path's fetch and dispatch; a trap (nothing changed) goes to slow_step() */
+    for (unsigned op = 0; op < RVNPU_N_OPS; op++)
+        if (rvnpu_insns[op].cls == RVNPU_CLASS_NPU || rvnpu_insns[op].cls == RVNPU_CLASS_FNPU)
+            for (unsigned v = 0; v < 3; v++)
+                seq[1 + op + v * H_VAR] = jmp[1 + op + v * H_VAR] = &&npu;
+    /* ... and the ones rvnpu_npu_quick() finishes, each with its own handler (the op a
+     * constant there, so the compiler keeps just that case) */
+#define NPUQ_TABLE(name)                                                                      \
+    for (unsigned v = 0; v < 3; v++)                                                          \
+        seq[1 + RVNPU_OP_##name + v * H_VAR] = jmp[1 + RVNPU_OP_##name + v * H_VAR] =         \
+            &&npuq_##name;
+    RVNPU_NPU_QUICK_OPS(NPUQ_TABLE)
+#undef NPUQ_TABLE
 
     rvnpu_decoded *const dc = s->dcache;
     uint8_t *const ram = s->ram;
@@ -624,6 +639,42 @@ static int run_fast(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *done
 #undef RVOP
 #undef A
 #undef B
+
+npu : {
+    uint32_t pc_ = PC, el_, w_ = ram_get(ram + (pc_ - RVNPU_RAM_BASE), 4);
+    rvnpu_npu_trap t_;
+    if (!rvnpu_npu_quick(&s->npu, (rvnpu_op)d->op, w_, x, s->rev2, &s->bus, &el_) &&
+        rvnpu_npu_exec(&s->npu, (rvnpu_op)d->op, w_, x, s->f, s->rev2, &s->bus, &el_, &t_))
+        goto slow;
+    x[0] = 0;
+    last = x[d->rd]; /* the next word's variant may take rd from `last` (decode_into) */
+    d++;
+    if (__builtin_expect(s->tohost_hit, 0)) { /* it stored to the tohost word (§11.8) */
+        left--;
+        s->pc = PC;
+        s->retired = ret0 + (lim - left);
+        if (check_tohost(m, s, stop, pc_)) {
+            stopped = 1;
+            goto out;
+        }
+        if (left == 0)
+            goto out;
+        goto *jmp[d->h];
+    }
+    DISPATCH(seq);
+}
+
+#define NPUQ_HANDLER(name)                                                                    \
+    npuq_##name : {                                                                           \
+        uint32_t el_, w_ = ram_get(ram + (PC - RVNPU_RAM_BASE), 4);                           \
+        if (!rvnpu_npu_quick(&s->npu, RVNPU_OP_##name, w_, x, s->rev2, &s->bus, &el_))       \
+            goto npu;                                                                         \
+        last = x[d->rd];                                                                      \
+        d++;                                                                                  \
+        DISPATCH(seq);                                                                        \
+    }
+    RVNPU_NPU_QUICK_OPS(NPUQ_HANDLER)
+#undef NPUQ_HANDLER
 
 undecoded:
     if ((uint32_t)(d - dc) >= nwords) { /* ran off the end of RAM */
@@ -973,8 +1024,10 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
     npk_commit_sink *cs = o->commit;
     npk_dbg *dbg = o->dbg;
     rvnpu_bus bus = s->bus;
-    if (cs || npk_watch_wants(dbg, NPK_WATCH_WRITE))
+    if (cs || npk_watch_wants(dbg, NPK_WATCH_WRITE)) {
         s->bus.store = commit_bus_store;
+        s->bus.wrote = NULL; /* every NPU store through the bus, where it is seen */
+    }
     if (npk_watch_wants(dbg, NPK_WATCH_READ)) {
         s->bus.load = watch_bus_load;
         s->bus.ram = NULL; /* every NPU load through the bus, where it is seen */

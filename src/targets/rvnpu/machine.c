@@ -77,6 +77,11 @@ static void bus_store(void *ctx, uint32_t addr, uint32_t value, unsigned size)
     rvnpu_store(ctx, addr, value, size);
 }
 
+static void bus_wrote(void *ctx, uint32_t addr, uint32_t len)
+{
+    rvnpu_invalidate(ctx, addr - RVNPU_RAM_BASE, len);
+}
+
 /* ---- state ------------------------------------------------------------------------------------ */
 
 static npk_status rvnpu_reset(npk_machine *m, void *state)
@@ -136,7 +141,7 @@ static int alloc_ram(rvnpu_state *s)
                                "base)"},
                               s->ram};
     s->bus = (rvnpu_bus){s, bus_mapped, bus_load, bus_store, s->ram, RVNPU_RAM_BASE,
-                         s->ram_size};
+                         s->ram_size, bus_wrote};
     return s->ram && s->dcache && s->code_pages ? 0 : -1;
 }
 

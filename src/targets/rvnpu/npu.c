@@ -2,6 +2,7 @@
  * rvnpu_npu against the core's register files and a bus view of memory. Rounding, NaN and
  * saturation rules are calls into src/num; exp, erf and sqrt are the host's binary64 libm. */
 #include "targets/rvnpu/npu.h"
+#include "targets/rvnpu/npu_quick.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,16 +15,20 @@
 /* Tokens of isa.def's rev and count columns, turned into values by token pasting. */
 enum { RVNPU_NPU_REV_BOTH, RVNPU_NPU_REV_SEED, RVNPU_NPU_REV_REV2 };
 enum { RVNPU_NPU_CNT_NONE, RVNPU_NPU_CNT_RD, RVNPU_NPU_CNT_RS2 };
+/* ... and of its class column: 1 for the FP NPU (custom-1) */
+enum { RVNPU_NPU_FP_I = 0, RVNPU_NPU_FP_M = 0, RVNPU_NPU_FP_F = 0, RVNPU_NPU_FP_SYS = 0,
+       RVNPU_NPU_FP_ZICSR = 0, RVNPU_NPU_FP_NPU = 0, RVNPU_NPU_FP_FNPU = 1 };
 
 typedef struct rvnpu_npu_row {
     const char *mnemonic;
-    unsigned char rev, count, elem;
+    unsigned char rev, count, elem, fp;
 } rvnpu_npu_row;
 
 /* Read from isa.def so the vector-length limit cannot drift from the ISA description. */
 static const rvnpu_npu_row rvnpu_npu_rows[RVNPU_N_OPS] = {
 #define RVNPU_INSN(id, mnemonic, match, mask, format, operands, class, rev, count, elem, summary) \
-    [RVNPU_OP_##id] = {mnemonic, RVNPU_NPU_REV_##rev, RVNPU_NPU_CNT_##count, elem},
+    [RVNPU_OP_##id] = {mnemonic, RVNPU_NPU_REV_##rev, RVNPU_NPU_CNT_##count, elem,         \
+                       RVNPU_NPU_FP_##class},
 #include "targets/rvnpu/isa.def"
 };
 
@@ -256,6 +261,64 @@ static int rvnpu_check(const rvnpu_bus *b, const rvnpu_stream *s, int ns, uint32
     return 1;
 }
 
+/* The bytes of the array [a, a + bytes) when it lies wholly in RAM (so that an instruction's
+ * elements can be read there directly, with no per-element check), else NULL. */
+static uint8_t *rvnpu_ram_span(const rvnpu_bus *b, uint32_t a, uint64_t bytes)
+{
+    if (!b->ram || a < b->ram_base || (uint64_t)(a - b->ram_base) + bytes > b->ram_size)
+        return NULL;
+    return b->ram + (a - b->ram_base);
+}
+
+/* The same for an array the instruction writes: only when the bus lets RAM be written
+ * directly (no observer wants each store). */
+static uint8_t *rvnpu_ram_span_w(const rvnpu_bus *b, uint32_t a, uint64_t bytes)
+{
+    return b->wrote ? rvnpu_ram_span(b, a, bytes) : NULL;
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+}
+
+/* npu_quick.h: int32 partial sums over blocks of 2^16 products (at most 2^16 * 2^14 = 2^30 in
+ * magnitude), which the compiler turns into vector multiply-adds, added into an int64. */
+#define RVNPU_DOT_I8_BODY                                                                     \
+    int64_t sum = 0;                                                                          \
+    for (uint32_t i = 0; i < n;) {                                                            \
+        uint32_t end = n - i > 65536 ? i + 65536 : n;                                         \
+        int32_t part = 0;                                                                     \
+        for (; i < end; i++)                                                                  \
+            part += (int32_t)(int8_t)a[i] * (int8_t)b[i];                                     \
+        sum += part;                                                                          \
+    }                                                                                         \
+    return sum;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The same loop compiled for AVX2: about 1.5x faster on 64-element rows. */
+__attribute__((target("avx2"))) static int64_t dot_i8_avx2(const uint8_t *a, const uint8_t *b,
+                                                           uint32_t n)
+{
+    RVNPU_DOT_I8_BODY
+}
+#endif
+
+int64_t rvnpu_dot_i8(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (n >= 32 && __builtin_cpu_supports("avx2"))
+        return dot_i8_avx2(a, b, n);
+#endif
+    RVNPU_DOT_I8_BODY
+}
+
 static uint32_t rvnpu_ld(const rvnpu_bus *b, uint32_t a, unsigned size)
 {
     if (rvnpu_in_ram(b, a, size)) {
@@ -302,10 +365,14 @@ int rvnpu_npu_exec(rvnpu_npu *n, rvnpu_op op, uint32_t w, uint32_t x[32], uint32
     rvnpu_stream s[3];
     int ns = 0;
     uint32_t cnt = 0, i;
-    npk_fenv e = rvnpu_fenv();
+    npk_fenv e = {NPK_RM_RNE, 0, 0, 0}; /* set below for FP operations only */
 
     if (!rvnpu_is_npu_op(op))
         return rvnpu_not_npu(trap, w);
+    if (rvnpu_npu_quick(n, op, w, x, rev2, bus, elements))
+        return 0;
+    if (rvnpu_npu_rows[op].fp)
+        e = rvnpu_fenv();
     row = &rvnpu_npu_rows[op];
     if (row->rev == RVNPU_NPU_REV_SEED && rev2) {
         snprintf(trap->detail, sizeof trap->detail,
@@ -398,20 +465,27 @@ int rvnpu_npu_exec(rvnpu_npu *n, rvnpu_op op, uint32_t w, uint32_t x[32], uint32
 
     *elements = ns ? cnt : 1;
     switch (op) {
-    case RVNPU_OP_NPU_MACC:
-        n->acc += (uint64_t)((int64_t)(int32_t)x1 * (int32_t)x2);
-        break;
-    case RVNPU_OP_NPU_VMAC:
+    case RVNPU_OP_NPU_VMAC: /* arrays not wholly in RAM (else rvnpu_npu_quick) */
         for (i = 0; i < cnt; i++) {
             int8_t a = (int8_t)rvnpu_ld(bus, x1 + i, 1);
             int8_t b = (int8_t)rvnpu_ld(bus, x2 + i, 1);
             n->acc += (uint64_t)(int64_t)(a * b);
         }
         break;
-    case RVNPU_OP_NPU_VEXP:
+    case RVNPU_OP_NPU_VEXP: {
+        const uint8_t *pa = rvnpu_ram_span(bus, x1, 4 * (uint64_t)cnt);
+        uint8_t *pd = rvnpu_ram_span_w(bus, x2, 4 * (uint64_t)cnt);
+        if (pa && pd) { /* in element order through the same RAM: overlaps behave as below */
+            for (i = 0; i < cnt; i++)
+                put_le32(pd + 4 * i, rvnpu_expq(get_le32(pa + 4 * i)));
+            if (cnt)
+                bus->wrote(bus->ctx, x2, 4 * cnt);
+            break;
+        }
         for (i = 0; i < cnt; i++)
             rvnpu_st(bus, x2 + 4 * i, rvnpu_expq(rvnpu_ld(bus, x1 + 4 * i, 4)), 4);
         break;
+    }
     case RVNPU_OP_NPU_VRSQRT:
         if (rd)
             x[rd] = rvnpu_rsqrtq(rvnpu_ld(bus, x1, 4));
@@ -420,6 +494,17 @@ int rvnpu_npu_exec(rvnpu_npu *n, rvnpu_op op, uint32_t w, uint32_t x[32], uint32
         break;
     case RVNPU_OP_NPU_VMUL: {
         int64_t sc = (int32_t)(uint32_t)n->acc;
+        const uint8_t *pa = rvnpu_ram_span(bus, x1, cnt);
+        uint8_t *pd = rvnpu_ram_span_w(bus, x2, cnt);
+        if (pa && pd) {
+            for (i = 0; i < cnt; i++) {
+                int64_t r = npk_sat_int(npk_shr_round((int8_t)pa[i] * sc, 16, NPK_QR_FLOOR), 8);
+                pd[i] = (uint8_t)(int8_t)r;
+            }
+            if (cnt)
+                bus->wrote(bus->ctx, x2, cnt);
+            break;
+        }
         for (i = 0; i < cnt; i++) {
             int64_t v = (int8_t)rvnpu_ld(bus, x1 + i, 1);
             int64_t r = npk_sat_int(npk_shr_round(v * sc, 16, NPK_QR_FLOOR), 8);
@@ -429,16 +514,18 @@ int rvnpu_npu_exec(rvnpu_npu *n, rvnpu_op op, uint32_t w, uint32_t x[32], uint32
     }
     case RVNPU_OP_NPU_VREDUCE: {
         uint32_t sum = 0;
+        const uint8_t *pa = rvnpu_ram_span(bus, x1, 4 * (uint64_t)cnt);
         for (i = 0; i < cnt; i++)
-            sum += rvnpu_ld(bus, x1 + 4 * i, 4);
+            sum += pa ? get_le32(pa + 4 * i) : rvnpu_ld(bus, x1 + 4 * i, 4);
         if (rd)
             x[rd] = sum;
         break;
     }
     case RVNPU_OP_NPU_VMAX: {
         int32_t m = INT32_MIN;
+        const uint8_t *pa = rvnpu_ram_span(bus, x1, 4 * (uint64_t)cnt);
         for (i = 0; i < cnt; i++) {
-            int32_t v = (int32_t)rvnpu_ld(bus, x1 + 4 * i, 4);
+            int32_t v = (int32_t)(pa ? get_le32(pa + 4 * i) : rvnpu_ld(bus, x1 + 4 * i, 4));
             if (v > m)
                 m = v;
         }
@@ -446,28 +533,11 @@ int rvnpu_npu_exec(rvnpu_npu *n, rvnpu_op op, uint32_t w, uint32_t x[32], uint32
             x[rd] = (uint32_t)m;
         break;
     }
-    case RVNPU_OP_NPU_RELU:
-        if (rd)
-            x[rd] = (int32_t)x1 >= 0 ? x1 : 0;
-        break;
-    case RVNPU_OP_NPU_QMUL:
-        if (rd)
-            x[rd] = (uint32_t)npk_shr_round((int64_t)(int32_t)x1 * (int32_t)x2, 8, NPK_QR_FLOOR);
-        break;
-    case RVNPU_OP_NPU_CLAMP:
-        if (rd)
-            x[rd] = (uint32_t)npk_sat_int((int32_t)x1, 8);
-        break;
     case RVNPU_OP_NPU_GELU:
         if (!n->gelu8_built)
             build_gelu8(n);
         if (rd)
             x[rd] = (uint32_t)(int32_t)n->gelu8[x1 & 0xFF];
-        break;
-    case RVNPU_OP_NPU_RSTACC:
-        if (rd)
-            x[rd] = (uint32_t)n->acc;
-        n->acc = 0;
         break;
     case RVNPU_OP_NPU_LDVEC:
         /* Element by element: a load from the register block's vreg bytes may read an

@@ -29,6 +29,11 @@ typedef struct rvnpu_bus {
     /* RAM, for a fast path when an array lies wholly in RAM (results must be identical) */
     uint8_t *ram;
     uint32_t ram_base, ram_size;
+    /* Not NULL: an array wholly in RAM may also be written there directly, element by element
+     * in order, and then this is called once with the range written (the core drops cached
+     * decodes there and notes the tohost word, as store() does per element). NULL: every
+     * element is stored through store() (where an observer sees it). */
+    void (*wrote)(void *ctx, uint32_t addr, uint32_t len);
 } rvnpu_bus;
 
 /* A trap raised by an NPU instruction; when one is raised nothing else changed (§7.3, §8). */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "targets/rvnpu/npu.h"
+#include "targets/rvnpu/npu_quick.h"
 #include "targets/rvnpu/npu_ref.h"
 #include "test.h"
 
@@ -21,6 +22,8 @@ typedef struct tbus {
     uint8_t dev[DEV_SIZE];
     uint32_t hole_lo, hole_hi; /* unmapped even inside RAM (forces the slow path) */
     unsigned dev_loads, dev_stores, ram_calls;
+    unsigned wrote_calls;      /* direct RAM writes reported (the bus's wrote callback) */
+    uint32_t wrote_lo, wrote_hi; /* the union of the ranges reported */
     rvnpu_npu *regs; /* when set, the §9 register block is mapped at REG_BASE */
 } tbus;
 
@@ -81,7 +84,19 @@ static void t_store(void *ctx, uint32_t a, uint32_t v, unsigned size)
         t->dev_stores++;
 }
 
-/* fast: expose RAM for the fast path (only allowed when there is no hole in it) */
+/* After direct RAM writes: the range must lie in RAM; the union is kept for the tests. */
+static void t_wrote(void *ctx, uint32_t a, uint32_t len)
+{
+    tbus *t = ctx;
+    NPK_CHECK(len > 0 && t_in(a, len, RAM_BASE, RAM_SIZE));
+    if (!t->wrote_calls++ || a < t->wrote_lo)
+        t->wrote_lo = a;
+    if (t->wrote_calls == 1 || a + len > t->wrote_hi)
+        t->wrote_hi = a + len;
+}
+
+/* fast: expose RAM for the fast path (only allowed when there is no hole in it): loads read
+ * it directly, and writes too when the bus reports them (wrote) */
 static rvnpu_bus t_bus(tbus *t, int fast)
 {
     rvnpu_bus b;
@@ -94,6 +109,7 @@ static rvnpu_bus t_bus(tbus *t, int fast)
         b.ram = t->ram;
         b.ram_base = RAM_BASE;
         b.ram_size = RAM_SIZE;
+        b.wrote = t_wrote;
     }
     return b;
 }
@@ -229,13 +245,22 @@ static void test_spot_int(void)
         m.x[10] = RAM_BASE;
         m.x[11] = RAM_BASE + 0x100;
         m.x[12] = 3;
-        m.t.ram_calls = 0;
+        m.t.ram_calls = m.t.wrote_calls = 0;
         NPK_CHECK(m_exec(&m, RVNPU_OP_NPU_VEXP, enc_r(RVNPU_OP_NPU_VEXP, 12, 10, 11), 0) == 0);
         NPK_CHECK_EQ_U64(m.elements, 3);
-        /* with the RAM fast path, loads skip the bus but every store byte reaches it (the
-         * core invalidates decoded code and watches tohost there) */
+        /* with the RAM fast path, loads and stores skip the bus, and the 12 bytes written are
+         * reported once (the core invalidates decoded code and watches tohost there) */
         NPK_CHECK(m.bus.ram != NULL);
+        NPK_CHECK_EQ_U64(m.t.ram_calls, 0);
+        NPK_CHECK_EQ_U64(m.t.wrote_calls, 1);
+        NPK_CHECK_EQ_U64(m.t.wrote_lo, RAM_BASE + 0x100);
+        NPK_CHECK_EQ_U64(m.t.wrote_hi, RAM_BASE + 0x100 + 12);
+        /* without the callback (an observer wants every store) each byte reaches the bus */
+        m.bus.wrote = NULL;
+        NPK_CHECK(m_exec(&m, RVNPU_OP_NPU_VEXP, enc_r(RVNPU_OP_NPU_VEXP, 12, 10, 11), 0) == 0);
         NPK_CHECK_EQ_U64(m.t.ram_calls, 12);
+        NPK_CHECK_EQ_U64(m.t.wrote_calls, 1);
+        m.bus.wrote = t_wrote;
         for (k = 0; k < 3; k++)
             NPK_CHECK_EQ_U64(get32(&m.t, RAM_BASE + 0x100 + 4 * (uint32_t)k), want[k]);
     }
@@ -887,10 +912,20 @@ static void diff_one(rng *r, rvnpu_op op, npu_ref_mem *rm, npu_ref_state *rs, ma
     rm->hole_lo = m->t.hole_lo;
     rm->hole_hi = m->t.hole_hi;
 
+    m->t.wrote_calls = 0;
     before = *m;
     ret = m_exec(m, op, w, rev2);
     rret = npu_ref_exec(rs, rm, op, w, rev2, &rcause, &rtval);
     diff_outcome[ret ? (m->trap.mcause & 7) : 0]++;
+    /* RAM written directly must be reported: every changed byte inside the range (the core
+     * drops decoded code and notes tohost there) */
+    if (m->t.wrote_calls)
+        for (k = 0; k < RAM_SIZE; k++)
+            if (m->t.ram[k] != before.t.ram[k] &&
+                (RAM_BASE + k < m->t.wrote_lo || RAM_BASE + k >= m->t.wrote_hi)) {
+                NPK_CHECK(!"a RAM byte written directly outside the reported range");
+                break;
+            }
 
     {
         int ok = ret == rret && m->npu.acc == rs->acc && m->npu.facc == rs->facc &&
@@ -1086,8 +1121,30 @@ static void test_chunking(void)
     free(m);
 }
 
+/* rvnpu_dot_i8 (npu_quick.h: VMAC's in-RAM path, vectorised, AVX2 on hosts that have it)
+ * against the element loop, for every length 0 .. 300 (the vector loops' tails) on random
+ * bytes; and 200,000 products of -128 * -128 = 16384 each: 3,276,800,000, more than an int32
+ * holds, across the 2^16-element blocks of int32 partial sums. */
+static void test_dot(void)
+{
+    static uint8_t a[200000], b[200000];
+    rng r = {77};
+    for (unsigned i = 0; i < 301; i++)
+        a[i] = (uint8_t)rnd(&r), b[i] = (uint8_t)rnd(&r);
+    for (uint32_t n = 0; n <= 300; n++) {
+        int64_t want = 0;
+        for (uint32_t i = 0; i < n; i++)
+            want += (int8_t)a[i] * (int8_t)b[i];
+        NPK_CHECK_EQ_U64((uint64_t)rvnpu_dot_i8(a, b, n), (uint64_t)want);
+    }
+    memset(a, 0x80, sizeof a);
+    memset(b, 0x80, sizeof b);
+    NPK_CHECK_EQ_U64((uint64_t)rvnpu_dot_i8(a, b, 200000), UINT64_C(3276800000));
+}
+
 int main(void)
 {
+    test_dot();
     test_spot_int();
     test_spot_fp();
     test_rev2_limit();

@@ -1,0 +1,70 @@
+/* rvnpu: the NPU instructions that can finish without the general path of rvnpu_npu_exec()
+ * (npu.c): the integer scalar operations (spec §4-§5: MACC, RELU, QMUL, CLAMP, RSTACC; no trap,
+ * no memory) and a VMAC whose two arrays lie wholly in RAM (§5.1, no fault possible). This is
+ * their one definition: rvnpu_npu_exec() tries it first, and the core's fast loop (exec.c)
+ * calls it inline, without a call per instruction. Anything else returns 0 and takes the
+ * general path, which then does everything (checks, traps, the bus). */
+#ifndef RVNPU_NPU_QUICK_H
+#define RVNPU_NPU_QUICK_H
+
+#include <stdint.h>
+
+#include "num/fixed.h"
+#include "targets/rvnpu/npu.h"
+
+/* sum of a[i] * b[i] over n int8 pairs, exactly (npu.c; vectorised, and with GNU C on x86-64
+ * also built for AVX2, used when the host has it: the same arithmetic on wider vectors) */
+int64_t rvnpu_dot_i8(const uint8_t *a, const uint8_t *b, uint32_t n);
+
+/* The operations below, for the fast loop's handler table. */
+#define RVNPU_NPU_QUICK_OPS(X)                                                                \
+    X(NPU_MACC) X(NPU_VMAC) X(NPU_RELU) X(NPU_QMUL) X(NPU_CLAMP) X(NPU_RSTACC)
+
+/* Execute op (word w) if it is one of the above: 1 and *elements set, else 0 with nothing
+ * changed. x[0] reads as 0 and is never written. */
+static inline int rvnpu_npu_quick(rvnpu_npu *n, rvnpu_op op, uint32_t w, uint32_t *x, int rev2,
+                                  const rvnpu_bus *bus, uint32_t *elements)
+{
+    unsigned rd = (w >> 7) & 31, rs1 = (w >> 15) & 31, rs2 = (w >> 20) & 31;
+    uint32_t x1 = rs1 ? x[rs1] : 0, x2 = rs2 ? x[rs2] : 0;
+    *elements = 1;
+    switch (op) {
+    case RVNPU_OP_NPU_MACC:
+        n->acc += (uint64_t)((int64_t)(int32_t)x1 * (int32_t)x2);
+        return 1;
+    case RVNPU_OP_NPU_VMAC: {
+        uint32_t cnt = rd ? x[rd] : 0;
+        if ((rev2 && cnt > 256) || !bus->ram) /* §7.3's limit (1-byte elements): a trap */
+            return 0;
+        uint64_t o1 = (uint64_t)x1 - bus->ram_base, o2 = (uint64_t)x2 - bus->ram_base;
+        if (x1 < bus->ram_base || x2 < bus->ram_base || o1 + cnt > bus->ram_size ||
+            o2 + cnt > bus->ram_size)
+            return 0;
+        /* acc wraps mod 2^64: adding the exact sum once is the same as element by element */
+        n->acc += (uint64_t)rvnpu_dot_i8(bus->ram + o1, bus->ram + o2, cnt);
+        *elements = cnt;
+        return 1;
+    }
+    case RVNPU_OP_NPU_RELU:
+        if (rd)
+            x[rd] = (int32_t)x1 >= 0 ? x1 : 0;
+        return 1;
+    case RVNPU_OP_NPU_QMUL:
+        if (rd)
+            x[rd] = (uint32_t)npk_shr_round((int64_t)(int32_t)x1 * (int32_t)x2, 8, NPK_QR_FLOOR);
+        return 1;
+    case RVNPU_OP_NPU_CLAMP:
+        if (rd)
+            x[rd] = (uint32_t)npk_sat_int((int32_t)x1, 8);
+        return 1;
+    case RVNPU_OP_NPU_RSTACC:
+        if (rd)
+            x[rd] = (uint32_t)n->acc;
+        n->acc = 0;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+#endif
