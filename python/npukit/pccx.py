@@ -31,6 +31,10 @@ CVO_FLAG_ACCM = _core.PCCX_CVO_FLAG_ACCM
 FMAP, WEIGHT = _core.PCCX_BANK_FMAP, _core.PCCX_BANK_WEIGHT   # MEMSET banks (dest_cache)
 STATUS_BUSY, STATUS_DONE, STATUS_ERROR = (_core.PCCX_STATUS_BUSY, _core.PCCX_STATUS_DONE,
                                           _core.PCCX_STATUS_ERROR)
+CC_ENTRIES = _core.PCCX_CC_ENTRIES                            # entries per MEMSET bank
+# CVO function codes (§4.5, §7.2): CVO_EXP, CVO_SQRT, ..., CVO_REDUCE_MAX
+globals().update({n[5:]: getattr(_core, n) for n in dir(_core) if n.startswith("PCCX_CVO_")
+                  and not n.startswith("PCCX_CVO_FLAG_")})
 
 def pack_int4(codes):
     """An N x K array of INT4 values (-8 .. 7) -> the §5.4 byte layout: row by row,

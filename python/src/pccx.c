@@ -536,6 +536,22 @@ int npk_py_pccx_constants(PyObject *mod)
         {"PCCX_STATUS_ERROR", PCCX_STATUS_ERROR},
         {"PCCX_BANK_FMAP", PCCX_BANK_FMAP},
         {"PCCX_BANK_WEIGHT", PCCX_BANK_WEIGHT},
+        {"PCCX_CC_ENTRIES", PCCX_CC_ENTRIES},
+        {"PCCX_CVO_EXP", PCCX_CVO_EXP},
+        {"PCCX_CVO_SQRT", PCCX_CVO_SQRT},
+        {"PCCX_CVO_GELU", PCCX_CVO_GELU},
+        {"PCCX_CVO_SIN", PCCX_CVO_SIN},
+        {"PCCX_CVO_COS", PCCX_CVO_COS},
+        {"PCCX_CVO_REDUCE_SUM", PCCX_CVO_REDUCE_SUM},
+        {"PCCX_CVO_SCALE", PCCX_CVO_SCALE},
+        {"PCCX_CVO_RECIP", PCCX_CVO_RECIP},
+        {"PCCX_CVO_COPY", PCCX_CVO_COPY},
+        {"PCCX_CVO_VMUL", PCCX_CVO_VMUL},
+        {"PCCX_CVO_TANH", PCCX_CVO_TANH},
+        {"PCCX_CVO_ADDS", PCCX_CVO_ADDS},
+        {"PCCX_CVO_MAXS", PCCX_CVO_MAXS},
+        {"PCCX_CVO_REDUCE_SUMSQ", PCCX_CVO_REDUCE_SUMSQ},
+        {"PCCX_CVO_REDUCE_MAX", PCCX_CVO_REDUCE_MAX},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
         if (PyModule_AddIntConstant(mod, c[i].name, c[i].value) < 0)

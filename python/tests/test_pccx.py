@@ -68,3 +68,12 @@ def test_host_bf16_round_trip_and_disasm():
     assert p.read_host(0x100, 2, "u8").tolist() == [0xC0, 0x3F]
     word = 0x0  # opcode 0 is GEMV (§4): all fields zero
     assert disasm(word).split()[0] == "gemv"
+
+
+def test_cvo_codes_from_the_header():
+    # pccx spec §2: 64 constant-cache entries a bank; §4.5 / §7.2: EXP is 0x0, COPY 0x8,
+    # VMUL 0x9, REDUCE_SUMSQ 0xD, REDUCE_MAX 0xE
+    from npukit import pccx
+    assert pccx.CC_ENTRIES == 64
+    assert (pccx.CVO_EXP, pccx.CVO_COPY, pccx.CVO_VMUL, pccx.CVO_REDUCE_SUMSQ,
+            pccx.CVO_REDUCE_MAX) == (0x0, 0x8, 0x9, 0xD, 0xE)
