@@ -83,6 +83,16 @@ def test_tinytpu_matches_the_command():
     assert r["right"] == 4
 
 
+def test_pccx_matches_the_command():
+    r, text = run("pccx")
+    c = cli_demo("pccx")
+    npu = re.search(r'NPU: +"(.*)"', c).group(1)
+    assert r["text"].decode("ascii", "replace") == npu
+    assert r["instructions"] == number(r"(\d+) instructions, \d+ cycles", c)
+    assert r["cycles"] == number(r"\d+ instructions, (\d+) cycles", c)
+    assert re.search(r'NPU: +".*"', text).group(0) == re.search(r'NPU: +".*"', c).group(0)
+
+
 def test_unknown_demo_and_missing_file(monkeypatch, tmp_path):
     with pytest.raises(ValueError, match="no demo 'nope'"):
         demos.run("nope")

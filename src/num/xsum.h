@@ -66,8 +66,8 @@ void npk_xdot_bf16_i4_fast2_rows(const double *hi, const double *lo, const uint1
                                  const uint8_t *w, size_t row_bytes, uint64_t K,
                                  uint32_t y[NPK_XDOT_ROWS]);
 uint32_t npk_xdot_bf16_i4_exact(const uint16_t *a, const uint8_t *w, uint64_t K);
-/* The exact dot product of two rows of K BF16 values (pccx's BF16 weight views: ExactSum of
- * the products, §3.3), rounded once to binary32 with RNE, zero-sign rule included: in binary64
+/* The exact dot product of two rows of K BF16 values (the BF16 weight views of pccx: ExactSum
+ * of the products, pccx spec §3.3), rounded once to binary32 with RNE, zero-sign rule included: in binary64
  * when the products' exponents allow it (every partial sum exact), else with the accumulator
  * above; the same bits either way. */
 uint32_t npk_xdot_bf16_bf16(const uint16_t *a, const uint16_t *w, uint64_t K);

@@ -163,6 +163,25 @@ assert npukit.__file__.startswith(prefix + '/'), npukit.__file__
 print('PASS: npukit', npukit.__version__, 'from', npukit.__file__.rsplit('/', 2)[0])
 " "$src" "$P"
   cat "$T/log"
+  # Each target's demo program from Python (npukit.demos: the programs `npukit demo` runs,
+  # from the package's data/ directory, checked as the command checks them); the figures must
+  # be the installed command's.
+  names="toy opennpu tinytpu pccx"
+  [ -f "$P/$pydir/npukit/data/gemm_i8.elf" ] && names="toy rvnpu opennpu tinytpu pccx"
+  run env PYTHONPATH="$P/$pydir" PYTHONDONTWRITEBYTECODE=1 "$py" -c "
+import sys, npukit.demos
+sys.exit(npukit.demos.main(sys.argv[1:]))
+" $names
+  cp "$T/log" "$T/pydemo"
+  n=$(wc -w <<<"$names")
+  grep -q "^npukit demo: $n of $n demos ran as expected" "$T/pydemo" || fail "python demos: $(cat "$T/pydemo")"
+  run env -u LD_PRELOAD "$P/bin/npukit" demo $names
+  for pat in 'instructions retired in [0-9]* cycles' '[0-9]* ticks; no schedule' \
+             'program: [0-9]* cycles' 'NPU: .*' 'gemm checksum 0x[0-9a-f]*'; do
+    [ "$(grep -o "$pat" "$T/pydemo" | head -1)" = "$(grep -o "$pat" "$T/log" | head -1)" ] ||
+      fail "python and command demos differ in '$pat': $(grep -o "$pat" "$T/pydemo" | head -1) vs $(grep -o "$pat" "$T/log" | head -1)"
+  done
+  echo "PASS: the demos of $names from the installed package, figures as the installed command's"
   # the installed `npukit sweep` finds the installed package: sum.s exits with 55 at both
   # memory sizes
   printf 'target = "toy"\nprogram = "%s/examples/toy/sum.s"\n[grid]\nmem = ["64K", "128K"]\n' \
