@@ -90,13 +90,17 @@ void npk_obs_retire(npk_machine *m, const npk_event *ev)
 {
     npk_obs *o = &m->obs;
     const npk_target *t = m->target;
-    o->insns++;
-    if (ev->end > o->cycles)
-        o->cycles = ev->end;
-    if (ev->mnemonic < t->n_mnemonics)
-        o->count[ev->mnemonic]++;
-    if (ev->unit < t->n_units)
-        o->busy[ev->unit] += ev->end - ev->start;
+    if (ev->mnemonic < t->n_mnemonics && ev->unit < t->n_units) {
+        npk_obs_retire_stats(o, ev->mnemonic, ev->unit, ev->start, ev->end);
+    } else {
+        o->insns++;
+        if (ev->end > o->cycles)
+            o->cycles = ev->end;
+        if (ev->mnemonic < t->n_mnemonics)
+            o->count[ev->mnemonic]++;
+        if (ev->unit < t->n_units)
+            o->busy[ev->unit] += ev->end - ev->start;
+    }
     if (o->trace) {
         char text[160];
         if (t->disasm(m, m->state, ev->word, ev->pc, text, sizeof text) != NPK_OK)

@@ -55,6 +55,17 @@ static inline int npk_obs_records_only(const npk_obs *o)
 
 /* Report one retired instruction (observed loop only). */
 void npk_obs_retire(npk_machine *m, const npk_event *ev);
+/* What npk_obs_retire does when neither a trace nor a timeline is on and the mnemonic and unit
+ * are in range: for a target's loop to do inline (npk_obs_retire calls it too). */
+static inline void npk_obs_retire_stats(npk_obs *o, unsigned mnemonic, unsigned unit,
+                                        uint64_t start, uint64_t end)
+{
+    o->insns++;
+    if (end > o->cycles)
+        o->cycles = end;
+    o->count[mnemonic]++;
+    o->busy[unit] += end - start;
+}
 /* Report activity that is not an instruction (a memory burst, a pipeline drain) on a unit's
  * timeline track; statistics count it as busy time. */
 void npk_obs_span(npk_machine *m, unsigned unit, const char *name, uint64_t start,

@@ -1032,6 +1032,9 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
         s->bus.load = watch_bus_load;
         s->bus.ram = NULL; /* every NPU load through the bus, where it is seen */
     }
+    /* statistics alone (the common --stats run): no instruction bytes needed, the retire
+     * bookkeeping inline */
+    const int lean = !cs && !dbg && !o->trace && !o->timeline;
     uint64_t n = 0;
     while (!max || n < max) {
         const rvnpu_decoded *d;
@@ -1050,7 +1053,7 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
         watch_pre wp = {0};
         if (dbg && dbg->kinds)
             watch_before(s, &wp);
-        int fetched = fetch_word(s, pc, &word) == 0;
+        int fetched = !lean && fetch_word(s, pc, &word) == 0;
         uint8_t bytes[4] = {(uint8_t)word, (uint8_t)(word >> 8), (uint8_t)(word >> 16),
                             (uint8_t)(word >> 24)};
         commit_pre pre;
@@ -1074,7 +1077,7 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
         npk_event ev = {.pc = pc, .mnemonic = op, .unit = s->unit_of[op]};
         ev.word = bytes;
         uint64_t stalls = 0;
-        rvnpu_timing(s, d, taken, el, &ev.start, &ev.end, &stalls);
+        rvnpu_timing_inline(s, d, taken, el, &ev.start, &ev.end, &stalls);
         o->extra[RVNPU_X_STALLS] += stalls;
         rvnpu_class cls = rvnpu_insns[op].cls;
         o->extra[class_extra(cls)]++;
@@ -1088,7 +1091,10 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
         }
         if (cs)
             commit_after(m, s, cs, &pre, d, word, 1, ev.start);
-        npk_obs_retire(m, &ev);
+        if (lean)
+            npk_obs_retire_stats(o, op, ev.unit, ev.start, ev.end);
+        else
+            npk_obs_retire(m, &ev);
         if (r == RETIRED_STOP) {
             if (dbg)
                 npk_watch_drop(m); /* the program ended: that is the stop */

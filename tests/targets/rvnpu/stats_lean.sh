@@ -1,0 +1,30 @@
+#!/bin/sh
+# The observed loop's statistics-only path (exec.c run_observed, "lean": no trace, timeline,
+# commit records or debugger) against the full path it shortens: for each firmware, the JSON
+# statistics of `--stats` alone and of `--stats --trace=/dev/null` (which takes the full path)
+# must be identical, counters, per-mnemonic counts, unit busy cycles and cycles included.
+# usage: stats_lean.sh NPUKIT ELF...
+set -u
+npukit=$1
+shift
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/npk-stats.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+for elf in "$@"; do
+    "$npukit" run --stats=json --stats-output "$tmp/lean.json" "$elf" >/dev/null 2>&1
+    "$npukit" run --stats=json --stats-output "$tmp/full.json" --trace=/dev/null "$elf" \
+        >/dev/null 2>&1
+    if [ ! -s "$tmp/lean.json" ] || ! grep -q '"cycles"' "$tmp/lean.json"; then
+        echo "FAIL: $elf: no statistics"
+        fail=1
+    elif ! cmp -s "$tmp/lean.json" "$tmp/full.json"; then
+        echo "FAIL: $elf: --stats alone and with --trace differ"
+        diff "$tmp/lean.json" "$tmp/full.json" | head -5
+        fail=1
+    else
+        echo "ok: $elf: $(grep -o '"instructions":[0-9]*' "$tmp/lean.json")"
+    fi
+done
+[ $fail = 0 ] && echo "1 passed, 0 failed" && exit 0
+echo "0 passed, 1 failed"
+exit 1
