@@ -53,6 +53,13 @@ static inline int npk_obs_records_only(const npk_obs *o)
                                                                   the observed loop */
 }
 
+/* Statistics are the only observer: a target may count them in a loop of its own (the
+ * recording loop without records) instead of the observed loop. */
+static inline int npk_obs_stats_only(const npk_obs *o)
+{
+    return o->stats && !o->commit && !o->trace && !o->timeline && !o->dbg;
+}
+
 /* Report one retired instruction (observed loop only). */
 void npk_obs_retire(npk_machine *m, const npk_event *ev);
 /* What npk_obs_retire does when neither a trace nor a timeline is on and the mnemonic and unit

@@ -1128,7 +1128,11 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
  * run_observed() for one instruction, with its snapshot-and-compare record. The machine is
  * up to date at every callback (pc, x[], minstret), and the next instruction is found from
  * s->pc afterwards, so no operand-forwarding variants. tests/targets/rvnpu/test_record.c
- * checks the records against the observed loop's, byte for byte. */
+ * checks the records against the observed loop's, byte for byte.
+ * With statistics as the only observer (npk_obs_stats_only: `npukit run --stats`) it runs
+ * without a sink (c NULL), making no records: the threaded loop with the timing model and the
+ * statistics, about 1.6x the observed loop's speed (tests/targets/rvnpu/stats_lean.sh compares
+ * the two, docs/performance.md). */
 #if !defined(__clang__)
 /* the branches of the shared tail join at labels: -falign-labels=64 (CMakeLists.txt, for
  * the fast loop's handlers) would pad them with executed no-ops */
@@ -1138,8 +1142,8 @@ static int run_record(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *do
                       npk_stop *stop)
 {
     npk_obs *const o = npk_observers(m);
-    npk_commit_sink *const c = o->commit;
-    if ((max && max < 256) || npk_commit_reserve(c, 2, 4) != 0)
+    npk_commit_sink *const c = o->commit; /* NULL: statistics alone */
+    if ((max && max < 256) || (c && npk_commit_reserve(c, 2, 4) != 0))
         return run_observed(m, s, max, done, stop);
     const void *jmp[H_COUNT];
     for (unsigned i = 0; i < H_COUNT; i++)
@@ -1237,8 +1241,10 @@ static int run_record(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *do
         sn = (n);                                                                             \
     } while (0)
 
-    c->rec.word = c->word, c->rec.word_bytes = 4, c->rec.retired = 1;
-    c->rec.effects = c->eff;
+    if (c) {
+        c->rec.word = c->word, c->rec.word_bytes = 4, c->rec.retired = 1;
+        c->rec.effects = c->eff;
+    }
     goto moved;
 
 #define RVOP(name, ...)                                                                       \
@@ -1263,41 +1269,43 @@ commit: {
     s->retired++;
     uint32_t pc = PC;
     s->pc = npc;
-    /* the record commit_after() would make: the register, fflags, the store (the fields
-     * every such record shares are set on entry and after the slow path) */
-    npk_effect *e = c->eff;
-    size_t n = 0;
-    c->rec.pc = pc;
-    memcpy(c->word, ram + (pc - RVNPU_RAM_BASE), 4);
-    if (wn) {
-        if (e0 != E0_REG)
-            e[0] = (npk_effect){NPK_EFFECT_REG, NULL, 32, 0, 0, 0, NULL}, e0 = E0_REG;
-        e[0].name = wn;
-        e[0].value = wv;
-        n = 1;
-    } else if (sn) {
-        ram_put(c->bytes, sv, 4); /* the first sn bytes are the store's */
-        if (e0 != E0_MEM)
-            e[0] = (npk_effect){NPK_EFFECT_MEM, "bus", 0, 0, 0, 0, c->bytes}, e0 = E0_MEM;
-        e[0].addr = sa;
-        e[0].size = sn;
-        e[0].value = sn == 4 ? sv : sv & ((1u << (8 * sn)) - 1);
-        n = 1;
-    }
-    if (fl) {
-        e[n] = (npk_effect){NPK_EFFECT_REG, commit_csrs[0].name, 32, 0, 0, s->fflags, NULL};
-        e0 = n ? e0 : E0_NONE;
-        n++;
-    }
-    c->rec.seq = ++c->seq;
-    c->rec.cycle = start;
-    c->rec.n_effects = n;
-    if (c->log)
-        npk_commit_print(m, &c->rec, c->fmt, c->log);
-    if (c->fn) { /* as npk_commit_deliver: the callback may unset itself */
-        c->delivering = 1;
-        c->fn(m, &c->rec, c->ctx);
-        c->delivering = 0;
+    if (c) {
+        /* the record commit_after() would make: the register, fflags, the store (the fields
+         * every such record shares are set on entry and after the slow path) */
+        npk_effect *e = c->eff;
+        size_t n = 0;
+        c->rec.pc = pc;
+        memcpy(c->word, ram + (pc - RVNPU_RAM_BASE), 4);
+        if (wn) {
+            if (e0 != E0_REG)
+                e[0] = (npk_effect){NPK_EFFECT_REG, NULL, 32, 0, 0, 0, NULL}, e0 = E0_REG;
+            e[0].name = wn;
+            e[0].value = wv;
+            n = 1;
+        } else if (sn) {
+            ram_put(c->bytes, sv, 4); /* the first sn bytes are the store's */
+            if (e0 != E0_MEM)
+                e[0] = (npk_effect){NPK_EFFECT_MEM, "bus", 0, 0, 0, 0, c->bytes}, e0 = E0_MEM;
+            e[0].addr = sa;
+            e[0].size = sn;
+            e[0].value = sn == 4 ? sv : sv & ((1u << (8 * sn)) - 1);
+            n = 1;
+        }
+        if (fl) {
+            e[n] = (npk_effect){NPK_EFFECT_REG, commit_csrs[0].name, 32, 0, 0, s->fflags, NULL};
+            e0 = n ? e0 : E0_NONE;
+            n++;
+        }
+        c->rec.seq = ++c->seq;
+        c->rec.cycle = start;
+        c->rec.n_effects = n;
+        if (c->log)
+            npk_commit_print(m, &c->rec, c->fmt, c->log);
+        if (c->fn) { /* as npk_commit_deliver: the callback may unset itself */
+            c->delivering = 1;
+            c->fn(m, &c->rec, c->ctx);
+            c->delivering = 0;
+        }
     }
     /* npk_obs_retire() without trace and timeline; the latest cycle always, for the cycle
      * of a trap's record */
@@ -1335,8 +1343,10 @@ slow_pc : {
     left -= k;
     if (stopped || left == 0)
         goto out;
-    c->rec.word = c->word, c->rec.word_bytes = 4, c->rec.retired = 1;
-    c->rec.effects = c->eff; /* it may have grown */
+    if (c) {
+        c->rec.word = c->word, c->rec.word_bytes = 4, c->rec.retired = 1;
+        c->rec.effects = c->eff; /* it may have grown */
+    }
 }
 moved : {
     uint32_t off = s->pc - RVNPU_RAM_BASE;
@@ -1425,9 +1435,10 @@ npk_status rvnpu_run(npk_machine *m, void *state, uint64_t max_insns, npk_stop *
         watch_tohost(m, s);
     uint64_t done = 0;
     npk_obs *o = npk_observers(m);
-    int stopped = !npk_obs_active(o)      ? run_fast(m, s, max_insns, &done, stop)
-                  : npk_obs_records_only(o) ? run_record(m, s, max_insns, &done, stop)
-                                            : run_observed(m, s, max_insns, &done, stop);
+    int stopped = !npk_obs_active(o) ? run_fast(m, s, max_insns, &done, stop)
+                  : npk_obs_records_only(o) || npk_obs_stats_only(o)
+                      ? run_record(m, s, max_insns, &done, stop)
+                      : run_observed(m, s, max_insns, &done, stop);
     if (!stopped && stop->reason == NPK_STOP_NONE && max_insns && done >= max_insns) {
         char where[256];
         describe(s, s->pc, where, sizeof where);

@@ -1,8 +1,9 @@
 #!/bin/sh
-# The observed loop's statistics-only path (exec.c run_observed, "lean": no trace, timeline,
-# commit records or debugger) against the full path it shortens: for each firmware, the JSON
-# statistics of `--stats` alone and of `--stats --trace=/dev/null` (which takes the full path)
-# must be identical, counters, per-mnemonic counts, unit busy cycles and cycles included.
+# Statistics alone (exec.c: the recording loop without records, npk_obs_stats_only; and the
+# observed loop's lean path for what it hands over) against the observed loop's full path:
+# for each firmware, the JSON statistics of `--stats` alone and of `--stats --trace=/dev/null`
+# (which takes the full path) must be identical, counters, per-mnemonic counts, unit busy
+# cycles and cycles included.
 # usage: stats_lean.sh NPUKIT ELF...
 set -u
 npukit=$1
