@@ -22,7 +22,8 @@
  * so the fast loop may hand any instruction it cannot finish to exec_one() to do again.
  * Instructions not listed here (ECALL, EBREAK, MRET, Zicsr, the NPU, illegal words) are
  * written in exec_one() only and always take the slow path. Every rounding, flag and NaN rule
- * of F is src/num's. */
+ * of F is src/num's (the fused multiply-adds through src/num/hostfp.h, which computes the
+ * common RNE case on the host FPU with identical results and flags). */
 
 #define RVOP_BRANCH(cond)                                                                     \
     {                                                                                         \
@@ -135,10 +136,10 @@ RVOP(REMU, {
     WX(b_ == 0 ? a_ : a_ % b_);
 })
 
-RVOP(FMADD_S, RVOP_F3(npk_f32_fma))
-RVOP(FMSUB_S, RVOP_F3(npk_f32_fms))
-RVOP(FNMSUB_S, RVOP_F3(npk_f32_fnmsub))
-RVOP(FNMADD_S, RVOP_F3(npk_f32_fnmadd))
+RVOP(FMADD_S, RVOP_F3(npk_hostfp_f32_fma))
+RVOP(FMSUB_S, RVOP_F3(npk_hostfp_f32_fms))
+RVOP(FNMSUB_S, RVOP_F3(npk_hostfp_f32_fnmsub))
+RVOP(FNMADD_S, RVOP_F3(npk_hostfp_f32_fnmadd))
 RVOP(FADD_S, RVOP_F2(npk_f32_add))
 RVOP(FSUB_S, RVOP_F2(npk_f32_sub))
 RVOP(FMUL_S, RVOP_F2(npk_f32_mul))

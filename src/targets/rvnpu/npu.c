@@ -40,22 +40,10 @@ static int rvnpu_is_npu_op(rvnpu_op op)
 
 /* ---- binary64 helpers --------------------------------------------------------------------- */
 
-static uint64_t rvnpu_d2b(double d)
-{
-    uint64_t b;
-    memcpy(&b, &d, sizeof b);
-    return b;
-}
-
-static double rvnpu_b2d(uint64_t b)
-{
-    double d;
-    memcpy(&d, &b, sizeof d);
-    return d;
-}
-
 /* RNE, canonical NaNs, flags discarded: the environment of every FP NPU operation (§6.1);
- * the guest's frm never reaches it. */
+ * the guest's frm never reaches it. That is the domain where src/num/hostfp.h computes on the
+ * host FPU with identical bits, so every FP NPU operation below takes it whenever the host
+ * FPU is in its default state (npk_hostfp_ready) and src/num's software path otherwise. */
 static npk_fenv rvnpu_fenv(void)
 {
     npk_fenv e;
@@ -66,6 +54,8 @@ static npk_fenv rvnpu_fenv(void)
 static uint32_t rvnpu_rne32(uint64_t d)
 {
     npk_fenv e = rvnpu_fenv();
+    if (npk_hostfp_ready())
+        return npk_hostfp_f64_to_f32(d);
     return npk_f64bits_to_f32(d, &e);
 }
 
@@ -75,9 +65,9 @@ static uint32_t rvnpu_rne32(uint64_t d)
 static uint64_t rvnpu_gelu64(double x)
 {
     npk_fenv e = rvnpu_fenv();
-    uint64_t half_x = npk_f64_mul(rvnpu_d2b(0.5), rvnpu_d2b(x), &e);
+    uint64_t half_x = npk_f64_mul(npk_hostfp_d_bits(0.5), npk_hostfp_d_bits(x), &e);
     double q = x / sqrt(2.0);
-    uint64_t one_plus = npk_f64_add(rvnpu_d2b(1.0), rvnpu_d2b(erf(q)), &e);
+    uint64_t one_plus = npk_f64_add(npk_hostfp_d_bits(1.0), npk_hostfp_d_bits(erf(q)), &e);
     return npk_f64_mul(half_x, one_plus, &e);
 }
 
@@ -98,7 +88,7 @@ static uint32_t rvnpu_fgelu(uint32_t v)
         return v;
     if (v == 0xFF800000u)
         return 0;
-    return rvnpu_rne32(rvnpu_gelu64(rvnpu_b2d(npk_f32_to_f64bits(v))));
+    return rvnpu_rne32(rvnpu_gelu64(npk_hostfp_d(npk_f32_to_f64bits(v))));
 }
 
 /* FVEXP's element function (§6.2). */
@@ -110,7 +100,7 @@ static uint32_t rvnpu_fexp(uint32_t v)
         return v;
     if (v == 0xFF800000u)
         return 0;
-    return rvnpu_rne32(rvnpu_d2b(exp(rvnpu_b2d(npk_f32_to_f64bits(v)))));
+    return rvnpu_rne32(npk_hostfp_d_bits(exp(npk_hostfp_d(npk_f32_to_f64bits(v)))));
 }
 
 /* FVRSQRT / FRSQRT (§6.2): -0.0 gives +inf on purpose, unlike IEEE rSqrt. */
@@ -124,7 +114,7 @@ static uint32_t rvnpu_frsqrt(uint32_t v)
         return 0x7FC00000u;
     if (v == 0x7F800000u)
         return 0;
-    return rvnpu_rne32(rvnpu_d2b(1.0 / sqrt(rvnpu_b2d(npk_f32_to_f64bits(v)))));
+    return rvnpu_rne32(npk_hostfp_d_bits(1.0 / sqrt(npk_hostfp_d(npk_f32_to_f64bits(v)))));
 }
 
 /* EXPQ (§5.2): clamp in floating point, then rhe(exp * 2^16) and saturate to 0..0x7FFFFFFF. */
@@ -161,11 +151,27 @@ static uint64_t rvnpu_facc_canon(uint64_t d)
     return d;
 }
 
-/* facc + D(a) * D(b): the product is exact in binary64, only the sum rounds (§6.2). */
-static uint64_t rvnpu_fmac(uint64_t facc, uint32_t a, uint32_t b, npk_fenv *e)
+/* facc + D(a) * D(b): the product is exact in binary64, only the sum rounds (§6.2). `host`:
+ * npk_hostfp_ready() held when the instruction started. */
+static uint64_t rvnpu_fmac(uint64_t facc, uint32_t a, uint32_t b, int host, npk_fenv *e)
 {
+    if (host)
+        return npk_hostfp_f64_fmac(facc, a, b);
     uint64_t p = npk_f64_mul(npk_f32_to_f64bits(a), npk_f32_to_f64bits(b), e);
     return rvnpu_facc_canon(npk_f64_add(facc, p, e));
+}
+
+/* binary32 a op b in RNE with canonical NaNs (FVMUL, FVDIV, FVSUB.SC, FVADD, FVSUB). */
+static uint32_t rvnpu_f32_op(npk_hostfp_op op, uint32_t a, uint32_t b, int host, npk_fenv *e)
+{
+    if (host)
+        return npk_hostfp_f32_arith(op, a, b);
+    switch (op) {
+    case NPK_HOSTFP_ADD: return npk_f32_add(a, b, e);
+    case NPK_HOSTFP_SUB: return npk_f32_sub(a, b, e);
+    case NPK_HOSTFP_MUL: return npk_f32_mul(a, b, e);
+    default: return npk_f32_div(a, b, e);
+    }
 }
 
 /* ---- state -------------------------------------------------------------------------------- */
@@ -180,7 +186,7 @@ void rvnpu_npu_reset(rvnpu_npu *n)
 static void build_gelu8(rvnpu_npu *n)
 {
     for (int k = -128; k <= 127; k++) {
-        double g = rvnpu_b2d(rvnpu_gelu64((double)k / 32.0));
+        double g = npk_hostfp_d(rvnpu_gelu64((double)k / 32.0));
         n->gelu8[(uint8_t)k] = (int8_t)npk_fixed_from_double(g, 5, 8, NPK_QR_HALF_EVEN);
     }
     n->gelu8_built = 1;
@@ -210,6 +216,15 @@ typedef struct rvnpu_stream {
 static int rvnpu_in_ram(const rvnpu_bus *b, uint32_t a, unsigned size)
 {
     return b->ram && a >= b->ram_base && (uint64_t)(a - b->ram_base) + size <= b->ram_size;
+}
+
+/* The RAM bytes of n 4-byte elements at a when they all lie in RAM without wrapping, else
+ * NULL: the element loops then read the array directly (the same bytes rvnpu_ld reads). */
+static const uint8_t *rvnpu_ram_words(const rvnpu_bus *b, uint32_t a, uint32_t n)
+{
+    if (!b->ram || a < b->ram_base || (uint64_t)(a - b->ram_base) + 4 * (uint64_t)n > b->ram_size)
+        return NULL;
+    return b->ram + (a - b->ram_base);
 }
 
 /* Index of the first element of stream s (of n) whose access is unmapped, or n. Runs of
@@ -551,15 +566,22 @@ int rvnpu_npu_exec(rvnpu_npu *n, rvnpu_op op, uint32_t w, uint32_t x[32], uint32
         break;
 
     case RVNPU_OP_NPU_FMACC:
-        n->facc = rvnpu_fmac(n->facc, f1, f2, &e);
+        n->facc = rvnpu_fmac(n->facc, f1, f2, npk_hostfp_ready(), &e);
         break;
-    case RVNPU_OP_NPU_FVMAC:
+    case RVNPU_OP_NPU_FVMAC: {
+        int host = npk_hostfp_ready();
+        const uint8_t *pa = rvnpu_ram_words(bus, x1, cnt), *pb = rvnpu_ram_words(bus, x2, cnt);
+        if (host && pa && pb) {
+            n->facc = npk_hostfp_f64_dot_f32(n->facc, pa, pb, cnt);
+            break;
+        }
         for (i = 0; i < cnt; i++) {
             uint32_t a = rvnpu_ld(bus, x1 + 4 * i, 4);
             uint32_t b = rvnpu_ld(bus, x2 + 4 * i, 4);
-            n->facc = rvnpu_fmac(n->facc, a, b, &e);
+            n->facc = rvnpu_fmac(n->facc, a, b, host, &e);
         }
         break;
+    }
     case RVNPU_OP_NPU_FVEXP:
         for (i = 0; i < cnt; i++)
             rvnpu_st(bus, x2 + 4 * i, rvnpu_fexp(rvnpu_ld(bus, x1 + 4 * i, 4)), 4);
@@ -572,22 +594,24 @@ int rvnpu_npu_exec(rvnpu_npu *n, rvnpu_op op, uint32_t w, uint32_t x[32], uint32
         break;
     case RVNPU_OP_NPU_FVMUL: case RVNPU_OP_NPU_FVDIV: case RVNPU_OP_NPU_FVSUB_SC: {
         uint32_t sc = rvnpu_rne32(n->facc); /* once, before the loop (§6.2, §7.2) */
+        npk_hostfp_op fop = op == RVNPU_OP_NPU_FVMUL   ? NPK_HOSTFP_MUL
+                            : op == RVNPU_OP_NPU_FVDIV ? NPK_HOSTFP_DIV
+                                                       : NPK_HOSTFP_SUB;
+        int host = npk_hostfp_ready();
         for (i = 0; i < cnt; i++) {
-            uint32_t v = rvnpu_ld(bus, x1 + 4 * i, 4), r;
-            if (op == RVNPU_OP_NPU_FVMUL)
-                r = npk_f32_mul(v, sc, &e);
-            else if (op == RVNPU_OP_NPU_FVDIV)
-                r = npk_f32_div(v, sc, &e);
-            else
-                r = npk_f32_sub(v, sc, &e);
-            rvnpu_st(bus, x2 + 4 * i, r, 4);
+            uint32_t v = rvnpu_ld(bus, x1 + 4 * i, 4);
+            rvnpu_st(bus, x2 + 4 * i, rvnpu_f32_op(fop, v, sc, host, &e), 4);
         }
         break;
     }
     case RVNPU_OP_NPU_FVREDUCE: {
         uint64_t t = 0;
-        for (i = 0; i < cnt; i++)
-            t = npk_f64_add(t, npk_f32_to_f64bits(rvnpu_ld(bus, x1 + 4 * i, 4)), &e);
+        const uint8_t *pa = rvnpu_ram_words(bus, x1, cnt);
+        if (npk_hostfp_ready() && pa)
+            t = npk_hostfp_f64_sum_f32(t, pa, cnt);
+        else
+            for (i = 0; i < cnt; i++)
+                t = npk_f64_add(t, npk_f32_to_f64bits(rvnpu_ld(bus, x1 + 4 * i, 4)), &e);
         f[rd] = rvnpu_rne32(t);
         break;
     }
@@ -604,14 +628,16 @@ int rvnpu_npu_exec(rvnpu_npu *n, rvnpu_op op, uint32_t w, uint32_t x[32], uint32
         f[rd] = nan ? 0x7FC00000u : best;
         break;
     }
-    case RVNPU_OP_NPU_FVADD: case RVNPU_OP_NPU_FVSUB:
+    case RVNPU_OP_NPU_FVADD: case RVNPU_OP_NPU_FVSUB: {
+        npk_hostfp_op fop = op == RVNPU_OP_NPU_FVADD ? NPK_HOSTFP_ADD : NPK_HOSTFP_SUB;
+        int host = npk_hostfp_ready();
         for (i = 0; i < cnt; i++) {
             uint32_t a = rvnpu_ld(bus, x1 + 4 * i, 4);
             uint32_t b = rvnpu_ld(bus, x2 + 4 * i, 4);
-            uint32_t r = op == RVNPU_OP_NPU_FVADD ? npk_f32_add(a, b, &e) : npk_f32_sub(a, b, &e);
-            rvnpu_st(bus, x2 + 4 * i, r, 4);
+            rvnpu_st(bus, x2 + 4 * i, rvnpu_f32_op(fop, a, b, host, &e), 4);
         }
         break;
+    }
     case RVNPU_OP_NPU_FVRELU:
         for (i = 0; i < cnt; i++)
             rvnpu_st(bus, x2 + 4 * i, rvnpu_frelu(rvnpu_ld(bus, x1 + 4 * i, 4)), 4);
