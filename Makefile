@@ -79,6 +79,7 @@ bench: build
 	$(BUILD)/bench/core/bench_commit
 	$(BUILD)/bench/rvnpu/bench_rvnpu
 	$(BUILD)/bench/rvnpu/bench_mlp
+	$(BUILD)/bench/rvnpu/bench_transformer
 	$(BUILD)/bench/opennpu/bench_opennpu
 	$(BUILD)/bench/tinytpu/bench_tinytpu
 	$(BUILD)/bench/pccx/bench_pccx

@@ -58,4 +58,44 @@ static inline int npk_bench_shape_args(int argc, char **argv, const char *name,
     return 0;
 }
 
+/* The command line of the firmware benchmarks: `[--runs N] [FILE ...]` with exactly n files
+ * (named in `files` for the messages) or none, when paths keeps its defaults. Returns 0, or 2
+ * after a message. */
+static inline int npk_bench_files_args(int argc, char **argv, const char *files, int *runs,
+                                       const char **paths, int n)
+{
+    int np = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
+            *runs = atoi(argv[++i]);
+            if (*runs < 1)
+                *runs = 1;
+        } else if (argv[i][0] != '-' && np < n) {
+            paths[np++] = argv[i];
+        } else {
+            fprintf(stderr, "usage: %s [--runs N] [%s]\n", argv[0], files);
+            return 2;
+        }
+    }
+    if (np != 0 && np != n) {
+        fprintf(stderr, "%s: give all of %s, or none\n", argv[0], files);
+        return 2;
+    }
+    return 0;
+}
+
+/* /proc/loadavg's first three fields (other jobs on the machine skew the times). */
+static inline const char *npk_bench_loadavg(char *buf, size_t n)
+{
+    double a, b, c;
+    FILE *f = fopen("/proc/loadavg", "r");
+    snprintf(buf, n, "unknown");
+    if (f) {
+        if (fscanf(f, "%lf %lf %lf", &a, &b, &c) == 3)
+            snprintf(buf, n, "%.2f %.2f %.2f", a, b, c);
+        fclose(f);
+    }
+    return buf;
+}
+
 #endif

@@ -21,6 +21,7 @@
 
 #include "npukit/npukit.h"
 #include "bench_machine.h"
+#include "bench_run.h"
 
 #ifndef BENCH_COMPUTE_ELF
 #define BENCH_COMPUTE_ELF ""
@@ -37,108 +38,6 @@
 #define QEMU "qemu-riscv32"
 
 extern char **environ;
-
-static double clock_s(clockid_t c)
-{
-    struct timespec t;
-    clock_gettime(c, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static double now(void)
-{
-    return clock_s(CLOCK_MONOTONIC);
-}
-
-static int read_file(const char *path, unsigned char **data, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *buf = malloc(cap);
-    for (;;) {
-        if (!buf) {
-            fclose(f);
-            return -1;
-        }
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        unsigned char *bigger = realloc(buf, cap * 2);
-        if (!bigger)
-            free(buf);
-        buf = bigger;
-        cap *= 2;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return -1;
-    }
-    *data = buf;
-    *size = n;
-    return 0;
-}
-
-/* One npukit run of an ELF. Guest stdout is collected into *out (malloc'd); *insns gets the
- * retired count when `stats` is on. Returns the wall time of npk_run alone, or -1; *cpu gets
- * its CPU time. */
-static double npukit_run(const char *name, const unsigned char *elf, size_t elf_size, int stats,
-                         char **out, uint64_t *insns, double *cpu)
-{
-    char err[256];
-    npk_machine *m = NULL;
-    char *text = NULL;
-    size_t text_len = 0;
-    double t = -1;
-    FILE *cap = open_memstream(&text, &text_len);
-    if (!cap) {
-        perror("open_memstream");
-        return -1;
-    }
-    if (npk_create(&m, "rvnpu", NULL, err, sizeof err) != NPK_OK) {
-        fprintf(stderr, "%s: npk_create: %s\n", name, err);
-        goto done;
-    }
-    npk_set_output(m, cap, stderr);
-    if (npk_load_elf(m, elf, elf_size, name) != NPK_OK ||
-        (stats && npk_stats_enable(m, 1) != NPK_OK)) {
-        fprintf(stderr, "%s: %s\n", name, npk_error(m));
-        goto done;
-    }
-    npk_stop stop;
-    double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), t0 = now();
-    npk_status st = npk_run(m, 0, &stop);
-    double t1 = now();
-    *cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
-    if (st != NPK_OK) {
-        fprintf(stderr, "%s: npk_run: %s\n", name, npk_error(m));
-        goto done;
-    }
-    if (stop.reason != NPK_STOP_EXIT || stop.exit_code != 0) {
-        fprintf(stderr, "%s: did not exit with status 0 on npukit: %s\n", name, stop.message);
-        goto done;
-    }
-    if (stats) {
-        npk_stats s;
-        if (npk_stats_get(m, &s) != NPK_OK) {
-            fprintf(stderr, "%s: %s\n", name, npk_error(m));
-            goto done;
-        }
-        *insns = s.insns;
-    }
-    t = t1 - t0;
-done:
-    npk_destroy(m);
-    fclose(cap);
-    if (t >= 0)
-        *out = text;
-    else
-        free(text);
-    return t;
-}
 
 /* Run argv with stdout captured into *out (malloc'd). Returns the wall time from spawn to
  * exit, or -1 if the program could not run or exited non-zero; *cpu gets the child's user +
@@ -208,20 +107,6 @@ static double spawn_run(char *const argv[], char **out, double *cpu)
     return t1 - t0;
 }
 
-/* /proc/loadavg's first three fields (other jobs on the machine skew wall times) */
-static const char *loadavg(char *buf, size_t n)
-{
-    snprintf(buf, n, "unknown");
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        double a, b, c;
-        if (fscanf(f, "%lf %lf %lf", &a, &b, &c) == 3)
-            snprintf(buf, n, "%.2f %.2f %.2f", a, b, c);
-        fclose(f);
-    }
-    return buf;
-}
-
 static int on_path(const char *prog)
 {
     const char *path = getenv("PATH");
@@ -270,7 +155,7 @@ static int bench_one(const char *label, const char *path, int runs, int with_qem
     }
     int bad = 0;
     double cpu;
-    if (npukit_run(label, elf, elf_size, 1, &r->out, &r->insns, &cpu) < 0) {
+    if (npukit_run(label, elf, elf_size, NULL, 0, 1, &r->out, &r->insns, &cpu) < 0) {
         bad = 1;
         goto done;
     }
@@ -278,7 +163,7 @@ static int bench_one(const char *label, const char *path, int runs, int with_qem
     for (int i = 0; i < runs && !bad; i++) {
         char *out = NULL;
         uint64_t unused = 0;
-        double t = npukit_run(label, elf, elf_size, 0, &out, &unused, &cpu);
+        double t = npukit_run(label, elf, elf_size, NULL, 0, 0, &out, &unused, &cpu);
         if (t < 0) {
             bad = 1;
         } else if (strcmp(out, r->out) != 0) {
@@ -334,23 +219,9 @@ static void print_line(const char *label, const result *r, int goal)
 int main(int argc, char **argv)
 {
     const char *paths[3] = {BENCH_COMPUTE_ELF, BENCH_GEMM_ELF, BENCH_GEMM_NPU_ELF};
-    int runs = 3, np = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
-            runs = atoi(argv[++i]);
-            if (runs < 1)
-                runs = 1;
-        } else if (argv[i][0] != '-' && np < 3) {
-            paths[np++] = argv[i];
-        } else {
-            fprintf(stderr, "usage: %s [--runs N] [COMPUTE.elf GEMM.elf GEMM_NPU.elf]\n", argv[0]);
-            return 2;
-        }
-    }
-    if (np != 0 && np != 3) {
-        fprintf(stderr, "%s: give all three firmware ELFs or none\n", argv[0]);
+    int runs = 3;
+    if (npk_bench_files_args(argc, argv, "COMPUTE.elf GEMM.elf GEMM_NPU.elf", &runs, paths, 3))
         return 2;
-    }
 
     int have_qemu = on_path(QEMU);
     npk_bench_machine();
@@ -371,7 +242,7 @@ int main(int argc, char **argv)
            "count / time, by wall clock and by CPU time%s\n",
            runs, have_qemu ? " (qemu's times include its startup)" : "");
     char load[64];
-    printf("load average before: %s\n", loadavg(load, sizeof load));
+    printf("load average before: %s\n", npk_bench_loadavg(load, sizeof load));
     fflush(stdout);
 
     result compute, gemm, npu;
@@ -404,7 +275,7 @@ int main(int argc, char **argv)
     if (!bad && have_qemu) {
         double mw = mips(&compute, compute.npk_s), rw = compute.qemu_s / compute.npk_s;
         double mc = mips(&compute, compute.npk_cpu), rc = compute.qemu_cpu / compute.npk_cpu;
-        printf("load average after: %s\n", loadavg(load, sizeof load));
+        printf("load average after: %s\n", npk_bench_loadavg(load, sizeof load));
         printf("goal (compute >= %.0f MIPS and >= %.2f of qemu), by CPU time: %s (%.0f MIPS, "
                "ratio %.2f); by wall clock: %s (%.0f MIPS, ratio %.2f)\n",
                GOAL_MIPS, GOAL_RATIO, mc >= GOAL_MIPS && rc >= GOAL_RATIO ? "met" : "NOT met", mc,
