@@ -26,13 +26,22 @@ static uint32_t gen32(orc_rng *r)
 
 static uint64_t widen(uint32_t a) { return npk_f32_to_f64bits(a); }
 
+/* A binary64 NaN becomes the canonical one. */
+static uint64_t canon64(uint64_t d)
+{
+    return (d & ~UINT64_C(0x8000000000000000)) > UINT64_C(0x7FF0000000000000) ? NPK_HOSTFP_F64_NAN
+                                                                              : d;
+}
+
 /* A binary64 accumulator value: zeros, infinities, canonical NaN, widened binary32 values,
  * random binary64 values, and values far outside the binary32 range. */
 static uint64_t gen64(orc_rng *r)
 {
     uint64_t v = orc_next(r);
     switch (v & 7) {
-    case 0: return (v & UINT64_C(0x8000000000000000)) | ((v >> 8) & 1 ? 0 : UINT64_C(0x7FF0000000000000));
+    case 0: /* a zero or an infinity */
+        return (v & UINT64_C(0x8000000000000000)) |
+               ((v >> 8) & 1 ? 0 : UINT64_C(0x7FF0000000000000));
     case 1: return NPK_HOSTFP_F64_NAN;
     case 2: case 3: return widen(gen32(r));
     case 4: /* binary32 range and a little beyond, any significand */
@@ -45,10 +54,8 @@ static uint64_t gen64(orc_rng *r)
 static uint64_t soft_fmac(uint64_t acc, uint32_t a, uint32_t b)
 {
     npk_fenv e;
-    uint64_t s;
     npk_fenv_init(&e, NPK_RM_RNE);
-    s = npk_f64_add(acc, npk_f64_mul(widen(a), widen(b), &e), &e);
-    return (s & ~UINT64_C(0x8000000000000000)) > UINT64_C(0x7FF0000000000000) ? NPK_HOSTFP_F64_NAN : s;
+    return canon64(npk_f64_add(acc, npk_f64_mul(widen(a), widen(b), &e), &e));
 }
 
 static void test_fmac(long n)
@@ -85,10 +92,8 @@ static void test_vectors(long n)
     while (done < n) {
         uint32_t len = (uint32_t)(orc_next(&r) % 80), k;
         int sparse_nan = orc_next(&r) % 8 != 0; /* most vectors without NaN */
-        uint64_t acc = gen64(&r), want_dot, want_sum = 0;
-        if ((acc & ~UINT64_C(0x8000000000000000)) > UINT64_C(0x7FF0000000000000))
-            acc = NPK_HOSTFP_F64_NAN; /* the precondition: facc's NaN is canonical */
-        want_dot = acc;
+        /* the precondition: facc's NaN is canonical */
+        uint64_t acc = canon64(gen64(&r)), want_dot = acc, want_sum = 0;
         npk_fenv e;
         npk_fenv_init(&e, NPK_RM_RNE);
         for (k = 0; k < len; k++) {
@@ -103,8 +108,7 @@ static void test_vectors(long n)
             want_dot = soft_fmac(want_dot, av[k], bv[k]);
             want_sum = npk_f64_add(want_sum, widen(av[k]), &e);
         }
-        if ((want_sum & ~UINT64_C(0x8000000000000000)) > UINT64_C(0x7FF0000000000000))
-            want_sum = NPK_HOSTFP_F64_NAN;
+        want_sum = canon64(want_sum);
         uint64_t got_dot = npk_hostfp_f64_dot_f32(acc, a, b, len);
         uint64_t got_sum = npk_hostfp_f64_sum_f32(0, a, len);
         NPK_REPORT(got_dot == want_dot, "dot of %u from %016llx = %016llx, want %016llx\n",
@@ -215,8 +219,8 @@ typedef uint32_t (*fma_fn)(uint32_t, uint32_t, uint32_t, npk_fenv *);
 
 static void test_fma(long n)
 {
-    static const fma_fn host[4] = {npk_hostfp_f32_fma, npk_hostfp_f32_fms, npk_hostfp_f32_fnmsub,
-                                   npk_hostfp_f32_fnmadd};
+    static const fma_fn host[4] = {npk_hostfp_f32_fma, npk_hostfp_f32_fms,
+                                   npk_hostfp_f32_fnmsub, npk_hostfp_f32_fnmadd};
     static const fma_fn soft[4] = {npk_f32_fma, npk_f32_fms, npk_f32_fnmsub, npk_f32_fnmadd};
     orc_rng r = {545};
     for (long i = 0; i < n; i++) {
@@ -257,7 +261,8 @@ static void test_env(void)
             gen_fma(&r, &a, &b, &c);
             npk_fenv_init(&eh, NPK_RM_RNE);
             npk_fenv_init(&es, NPK_RM_RNE);
-            uint32_t got = npk_hostfp_f32_fma(a, b, c, &eh), want = npk_f32_fma(a, b, c, &es);
+            uint32_t got = npk_hostfp_f32_fma(a, b, c, &eh);
+            uint32_t want = npk_f32_fma(a, b, c, &es);
             NPK_REPORT(got == want && eh.flags == es.flags,
                        "fma in host mode %d (%08x, %08x, %08x) = %08x, want %08x\n", m,
                        (unsigned)a, (unsigned)b, (unsigned)c, (unsigned)got, (unsigned)want);
@@ -301,12 +306,14 @@ static void test_spots(void)
      * rounds it to the binary32 halfway point 1 + 2^-23 + 2^-24, whose tie goes to 1 + 2^-22
      * (double rounding); the exact sum lies below it: 1 + 2^-23, NX */
     npk_fenv_init(&e, NPK_RM_RNE);
-    NPK_CHECK_EQ_U64(npk_hostfp_f32_fma(0x3F800100u, 0x337FFE00u, 0x3F800001u, &e), 0x3F800001u);
+    NPK_CHECK_EQ_U64(npk_hostfp_f32_fma(0x3F800100u, 0x337FFE00u, 0x3F800001u, &e),
+                     0x3F800001u);
     NPK_CHECK_EQ_U64(e.flags, NPK_FLAG_NX);
     /* one binary32 ulp above, the same product lands just below 1 + 2^-22 + 2^-24, the tie
      * going down to 1 + 2^-22: the exact sum also rounds down */
     npk_fenv_init(&e, NPK_RM_RNE);
-    NPK_CHECK_EQ_U64(npk_hostfp_f32_fma(0x3F800100u, 0x337FFE00u, 0x3F800002u, &e), 0x3F800002u);
+    NPK_CHECK_EQ_U64(npk_hostfp_f32_fma(0x3F800100u, 0x337FFE00u, 0x3F800002u, &e),
+                     0x3F800002u);
     NPK_CHECK_EQ_U64(e.flags, NPK_FLAG_NX);
     /* fma(2, 3, -6) = +0 exactly, no flags; fnmadd(0, 1, 0) = -(0) - 0 = -0 */
     npk_fenv_init(&e, NPK_RM_RNE);
