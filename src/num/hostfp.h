@@ -3,7 +3,7 @@
  * the software path. The domain, decided once here (docs/performance.md, "FP on the host FPU"):
  *
  * 1. The build evaluates float and double in their own precision: FLT_EVAL_METHOD == 0 and
- *    IEEE 754 types (SSE2 on x86-64; not x87). Otherwise NPK_HOSTFP is 0 and
+ *    IEEE 754 types (SSE2 on x86-64; not x87), without -ffast-math. Otherwise NPK_HOSTFP is 0 and
  *    npk_hostfp_ready() is always 0, so callers take the software path.
  * 2. The host FPU is in its default state when the operation runs: round to nearest even,
  *    subnormals neither flushed (FTZ) nor read as zero (DAZ). npk_hostfp_ready() checks it
@@ -34,8 +34,16 @@
 
 #include "num/fenv.h"
 
+/* -ffast-math (or -ffinite-math-only) would let the compiler drop the NaN tests and simplify
+ * the TwoSum error to zero: such builds stay on the software path. (gcc and clang define
+ * __FINITE_MATH_ONLY__ as 0 or 1.) */
+#if defined(__FINITE_MATH_ONLY__)
+#define NPK_HOSTFP_FINITE_ONLY __FINITE_MATH_ONLY__
+#else
+#define NPK_HOSTFP_FINITE_ONLY 0
+#endif
 #if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0 && FLT_MANT_DIG == 24 && DBL_MANT_DIG == 53 \
-    && FLT_RADIX == 2
+    && FLT_RADIX == 2 && !defined(__FAST_MATH__) && !NPK_HOSTFP_FINITE_ONLY
 #define NPK_HOSTFP 1
 #else
 #define NPK_HOSTFP 0

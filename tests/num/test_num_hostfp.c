@@ -247,6 +247,12 @@ static void test_fma(long n)
 static void test_env(void)
 {
     static const int modes[3] = {FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO};
+#if defined(__x86_64__) && !defined(__FAST_MATH__)
+    /* SSE2 math: the fast paths must be compiled in (a wrong build test once turned them off
+     * without any other test noticing) */
+    NPK_CHECK(NPK_HOSTFP == 1);
+    NPK_CHECK(NPK_HOSTFP_MXCSR == 1);
+#endif
     NPK_CHECK(npk_hostfp_ready() == NPK_HOSTFP);
     NPK_CHECK(npk_hostfp_probe() == 1);
     for (int m = 0; m < 3; m++) {

@@ -60,14 +60,17 @@ static uint32_t rvnpu_rne32(uint64_t d)
 }
 
 /* (0.5 * x) * (1.0 + erf(x / sqrt(2.0))), in exactly that order (§5.1, §6.2). The division
- * and erf are host binary64; the multiplications and the addition go through src/num so no
- * compiler contraction can fuse them. */
+ * and erf are host binary64; the multiplications and the addition are the host's too when it
+ * is in its default state (the expression has no product followed by an addition, so there
+ * is nothing to contract), else src/num's. x is finite, so the result is. */
 static uint64_t rvnpu_gelu64(double x)
 {
     npk_fenv e = rvnpu_fenv();
+    double erfq = erf(x / sqrt(2.0));
+    if (npk_hostfp_ready())
+        return npk_hostfp_d_bits((0.5 * x) * (1.0 + erfq));
     uint64_t half_x = npk_f64_mul(npk_hostfp_d_bits(0.5), npk_hostfp_d_bits(x), &e);
-    double q = x / sqrt(2.0);
-    uint64_t one_plus = npk_f64_add(npk_hostfp_d_bits(1.0), npk_hostfp_d_bits(erf(q)), &e);
+    uint64_t one_plus = npk_f64_add(npk_hostfp_d_bits(1.0), npk_hostfp_d_bits(erfq), &e);
     return npk_f64_mul(half_x, one_plus, &e);
 }
 
