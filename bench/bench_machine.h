@@ -59,8 +59,8 @@ static inline int npk_bench_shape_args(int argc, char **argv, const char *name,
 }
 
 /* The command line of the firmware benchmarks: `[--runs N] [FILE ...]` with exactly n files
- * (named in `files` for the messages) or none, when paths keeps its defaults. Returns 0, or 2
- * after a message. */
+ * (named in `files` for the messages) or none, when paths keeps its defaults. Returns 0, -1
+ * after --help, or 2 after a message. */
 static inline int npk_bench_files_args(int argc, char **argv, const char *files, int *runs,
                                        const char **paths, int n)
 {
@@ -72,6 +72,9 @@ static inline int npk_bench_files_args(int argc, char **argv, const char *files,
                 *runs = 1;
         } else if (argv[i][0] != '-' && np < n) {
             paths[np++] = argv[i];
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            printf("usage: %s [--runs N] [%s]\n", argv[0], files);
+            return -1;
         } else {
             fprintf(stderr, "usage: %s [--runs N] [%s]\n", argv[0], files);
             return 2;

@@ -220,8 +220,9 @@ int main(int argc, char **argv)
 {
     const char *paths[3] = {BENCH_COMPUTE_ELF, BENCH_GEMM_ELF, BENCH_GEMM_NPU_ELF};
     int runs = 3;
-    if (npk_bench_files_args(argc, argv, "COMPUTE.elf GEMM.elf GEMM_NPU.elf", &runs, paths, 3))
-        return 2;
+    int args = npk_bench_files_args(argc, argv, "COMPUTE.elf GEMM.elf GEMM_NPU.elf", &runs, paths, 3);
+    if (args)
+        return args < 0 ? 0 : args;
 
     int have_qemu = on_path(QEMU);
     npk_bench_machine();

@@ -92,8 +92,9 @@ int main(int argc, char **argv)
     size_t psize;
     build b[2] = {{.label = "transformer (NPU)"}, {.label = "transformer_plain"}};
 
-    if (npk_bench_files_args(argc, argv, "NPU.elf PLAIN.elf PROMPTS.txt", &runs, paths, 3))
-        return 2;
+    int args = npk_bench_files_args(argc, argv, "NPU.elf PLAIN.elf PROMPTS.txt", &runs, paths, 3);
+    if (args)
+        return args < 0 ? 0 : args;
     for (int k = 0; k < 2; k++) {
         if (read_file(paths[k], &b[k].elf, &b[k].elf_size) != 0) {
             fprintf(stderr, "%s: cannot read '%s' (built with the rvnpu firmware: Debian "
