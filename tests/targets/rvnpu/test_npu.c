@@ -1,10 +1,13 @@
 /* Tests for the rvnpu NPU semantics (src/targets/rvnpu/npu.c): the spot values of spec §4-§7,
  * the rev2 vector-length limit, all-or-nothing faults, the debug register block, chunking
- * invariance, and a random differential comparison with the independent reference in npu_ref.c. */
+ * invariance, and a random differential comparison with the independent reference in npu_ref.c
+ * (also of the host-FPU paths of src/num/hostfp.h against npu.c's software paths). */
+#include <fenv.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "num/hostfp.h"
 #include "targets/rvnpu/npu.h"
 #include "targets/rvnpu/npu_quick.h"
 #include "targets/rvnpu/npu_ref.h"
@@ -840,7 +843,42 @@ static uint32_t rnd_count(rng *r)
 }
 
 /* One random instruction on the same random machine in npu.c and in the reference. */
-static unsigned long diff_fail, diff_outcome[8]; /* [0] completed, [cause] traps */
+static unsigned long diff_fail, diff_outcome[8], soft_runs; /* [0] completed, [cause] traps */
+
+/* The FP operations whose software path in npu.c uses src/num only (no libm): run again from
+ * `before` with the host FPU rounding upward, where npk_hostfp_ready() is 0 and npu.c takes
+ * its software paths, they must end exactly as the host-FPU run `m` did (ret). */
+static void check_soft_path(const mach *before, const mach *m, rvnpu_op op, uint32_t w, int rev2,
+                            int ret)
+{
+    static mach soft;
+    int sret, ok;
+    if (op != RVNPU_OP_NPU_FMACC && op != RVNPU_OP_NPU_FVMAC && op != RVNPU_OP_NPU_FVREDUCE &&
+        op != RVNPU_OP_NPU_FRSTACC && op != RVNPU_OP_NPU_FVMUL && op != RVNPU_OP_NPU_FVDIV &&
+        op != RVNPU_OP_NPU_FVSUB_SC && op != RVNPU_OP_NPU_FVADD && op != RVNPU_OP_NPU_FVSUB &&
+        op != RVNPU_OP_NPU_FVMAX)
+        return;
+    soft = *before;
+    soft.bus.ctx = &soft.t;
+    if (soft.bus.ram)
+        soft.bus.ram = soft.t.ram;
+    if (soft.t.regs)
+        soft.t.regs = &soft.npu;
+    if (fesetround(FE_UPWARD) != 0)
+        return;
+    NPK_CHECK(npk_hostfp_ready() == 0);
+    sret = m_exec(&soft, op, w, rev2);
+    fesetround(FE_TONEAREST);
+    soft_runs++;
+    ok = sret == ret && soft.npu.acc == m->npu.acc && soft.npu.facc == m->npu.facc &&
+         memcmp(soft.x, m->x, sizeof soft.x) == 0 && memcmp(soft.f, m->f, sizeof soft.f) == 0 &&
+         memcmp(soft.t.ram, m->t.ram, RAM_SIZE) == 0 &&
+         memcmp(soft.t.dev, m->t.dev, DEV_SIZE) == 0 && soft.t.dev_loads == m->t.dev_loads &&
+         soft.t.dev_stores == m->t.dev_stores;
+    NPK_REPORT(ok, "  host FPU and software paths differ: op %d w=0x%08x rev2=%d facc %llx/%llx\n",
+               (int)op, (unsigned)w, rev2, (unsigned long long)m->npu.facc,
+               (unsigned long long)soft.npu.facc);
+}
 
 static void diff_one(rng *r, rvnpu_op op, npu_ref_mem *rm, npu_ref_state *rs, mach *m)
 {
@@ -915,6 +953,7 @@ static void diff_one(rng *r, rvnpu_op op, npu_ref_mem *rm, npu_ref_state *rs, ma
     m->t.wrote_calls = 0;
     before = *m;
     ret = m_exec(m, op, w, rev2);
+    check_soft_path(&before, m, op, w, rev2, ret);
     rret = npu_ref_exec(rs, rm, op, w, rev2, &rcause, &rtval);
     diff_outcome[ret ? (m->trap.mcause & 7) : 0]++;
     /* RAM written directly must be reported: every changed byte inside the range (the core
@@ -975,8 +1014,9 @@ static void test_differential(int iters)
     for (op = RVNPU_OP_NPU_MACC; op <= RVNPU_OP_NPU_FRSTACC; op++)
         for (i = 0; i < iters; i++)
             diff_one(&r, (rvnpu_op)op, &rm, &rs, m);
-    printf("differential: %lu completed, %lu illegal, %lu load faults, %lu store faults\n",
-           diff_outcome[0], diff_outcome[2], diff_outcome[5], diff_outcome[7]);
+    printf("differential: %lu completed, %lu illegal, %lu load faults, %lu store faults; %lu "
+           "also on the software path\n",
+           diff_outcome[0], diff_outcome[2], diff_outcome[5], diff_outcome[7], soft_runs);
     free(m);
 }
 
