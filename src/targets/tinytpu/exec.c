@@ -178,15 +178,16 @@ static inline int lane_active(const tt_chan *c, unsigned i)
 
 /* 3. The VPU lanes during the cycle (A9.2) and the stage registers' next values (A9.3), for
  *    pathway p (a constant in each copy). Returns whether any lane's output is valid. */
-TT_ALWAYS_INLINE unsigned vpu_lanes(tt_state *s, const tt_pe *bottom, const unsigned N,
-                                    const unsigned p, const tt_cycle *w)
+TT_ALWAYS_INLINE unsigned vpu_lanes(tt_state *s, const uint16_t *b_psum,
+                                    const uint16_t *b_vout, const unsigned N, const unsigned p,
+                                    const tt_cycle *w)
 {
     unsigned any_out = 0;
     unsigned nz = 0;
     const uint16_t alpha = w->leak, q = w->inv;
     for (unsigned i = 0; i < N; i++) {
-        uint16_t d = bottom[i].psum;
-        uint8_t v = bottom[i].vout;
+        uint16_t d = b_psum[i];
+        uint8_t v = (uint8_t)b_vout[i];
         uint16_t x1d = p & TT_PW_BIAS ? s->st_d[0][i] : d;
         uint8_t x1v = p & TT_PW_BIAS ? s->st_v[0][i] : v;
         uint16_t x2d = p & TT_PW_LRELU ? s->st_d[1][i] : x1d;
@@ -224,10 +225,10 @@ TT_ALWAYS_INLINE unsigned vpu_lanes(tt_state *s, const tt_pe *bottom, const unsi
 /* The switch PE(r, j) takes in during the cycle (its swout after the edge), from the PEs as
  * they were during the cycle: from the PE above, in row 0 from the left, PE(0,0) this word's
  * bit. */
-TT_ALWAYS_INLINE unsigned sw_in(const tt_pe *pe, const tt_cycle *w, unsigned r, unsigned j,
-                                const unsigned N)
+TT_ALWAYS_INLINE unsigned sw_in(const uint16_t *swout, const tt_cycle *w, unsigned r,
+                                unsigned j, const unsigned N)
 {
-    return r ? pe[(r - 1) * N + j].swout : j ? pe[j - 1].swout : w->sw;
+    return r ? swout[(r - 1) * N + j] : j ? swout[j - 1] : w->sw;
 }
 
 /* Channels 0..4 in `mask` did no beat: their state and output registers are cleared (they are
@@ -310,8 +311,9 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         return OK;
     }
     const unsigned p = w->pathway;
-    /* PE(r, j) at pe[r * N + j]; for N = 2 the array inside the state (fixed offsets) */
-    tt_pe *const pe = N == 2 ? s->pe2 : s->pe;
+    /* the PE registers (TT_PE); for N = 2 the arrays inside the state (fixed offsets) */
+    uint16_t *const pe = N == 2 ? s->pe2 : s->pe;
+    const size_t nn = (size_t)N * N;
     if (obs)
         s->n_rd = 0; /* trace_reads' R lines of this edge */
 
@@ -335,7 +337,8 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
 
     /* 3. the VPU chain during the cycle (A9.2) and the stage registers' next values (A9.3),
      *    lane by lane (lanes are independent; out[] keeps the output for 4a and 4c) */
-    const tt_pe *bottom = pe + (size_t)(N - 1) * N;
+    const uint16_t *b_psum = pe + TT_PE_PSUM * nn + (size_t)(N - 1) * N,
+                   *b_vout = pe + TT_PE_VOUT * nn + (size_t)(N - 1) * N;
     int any_out = 0;
     int vpu_skip = 0;
     if (s->vpu_quiet && s->gating) /* at rest: is anything entering? a bottom-row valid or
@@ -350,11 +353,11 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
          * pathway bypasses cost nothing */
         switch (p & 15) {
 #define TT_VPU_CASE(pw)                                                                          \
-    case pw: any_out = vpu_lanes(s, bottom, N, pw, w); break;
+    case pw: any_out = vpu_lanes(s, b_psum, b_vout, N, pw, w); break;
             TT_VPU_CASE(0) TT_VPU_CASE(1) TT_VPU_CASE(2) TT_VPU_CASE(3) TT_VPU_CASE(4)
             TT_VPU_CASE(5) TT_VPU_CASE(6) TT_VPU_CASE(7) TT_VPU_CASE(8) TT_VPU_CASE(9)
             TT_VPU_CASE(10) TT_VPU_CASE(11) TT_VPU_CASE(12) TT_VPU_CASE(13) TT_VPU_CASE(14)
-            default: any_out = vpu_lanes(s, bottom, N, 15, w); break;
+            default: any_out = vpu_lanes(s, b_psum, b_vout, N, 15, w); break;
 #undef TT_VPU_CASE
         }
     }
@@ -434,46 +437,48 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         /* In place, from the bottom-right PE to the top-left one, column by column (E, the
          * weight lane and its valid are per column): PE(r, j) reads itself, the PE above and
          * the PE to its left as they were during the cycle, and those come later. */
+        uint16_t *const sh_ = pe + TT_PE_SHADOW * nn, *const ac_ = pe + TT_PE_ACTIVE * nn,
+                       *const xo_ = pe + TT_PE_XOUT * nn, *const ps_ = pe + TT_PE_PSUM * nn,
+                       *const vo_ = pe + TT_PE_VOUT * nn, *const wo_ = pe + TT_PE_WOUT * nn,
+                       *const so_ = pe + TT_PE_SWOUT * nn;
         for (unsigned j = N; j-- > 0;) {
             if (!s->E[j]) { /* disabled (E changes rarely): cleared, psum kept */
                 for (unsigned r = 0; r < N; r++) {
-                    tt_pe *c = &pe[r * N + j];
-                    c->xout = c->shadow = c->wout = 0;
-                    c->vout = c->swout = 0;
-                    c->active = 0;
+                    const size_t c = (size_t)r * N + j;
+                    xo_[c] = sh_[c] = wo_[c] = 0;
+                    vo_[c] = so_[c] = 0;
+                    ac_[c] = 0;
                 }
-                bottom_nz |= pe[(N - 1) * N + j].psum;
+                bottom_nz |= ps_[(size_t)(N - 1) * N + j];
                 continue;
             }
             const uint16_t wm = (uint16_t)-(uint16_t)s->w_v[j];
             for (unsigned r = N; r-- > 0;) {
-                tt_pe *c = &pe[r * N + j];
-                const tt_pe *up = r ? &pe[(r - 1) * N + j] : NULL;
-                const tt_pe *left = j ? &pe[r * N + j - 1] : NULL;
-                uint8_t v = up ? up->vout : left ? left->vout : s->in_v[0];
-                uint8_t sw = up ? up->swout : left ? left->swout : w->sw;
-                uint16_t x = left ? left->xout : s->in_d[r];
-                uint16_t win = up ? up->wout : s->w_d[j];
+                const size_t c = (size_t)r * N + j, up = c - N, left = c - 1;
+                uint16_t v = r ? vo_[up] : j ? vo_[left] : s->in_v[0];
+                uint16_t sw = r ? so_[up] : j ? so_[left] : w->sw;
+                uint16_t x = j ? xo_[left] : s->in_d[r];
+                uint16_t win = r ? wo_[up] : s->w_d[j];
                 /* 2. PE(0,0)'s latch is open while this word's switch bit is 1: it
                  *    multiplies by its shadow (the array steps whenever sw is 1) */
-                uint16_t active = r == 0 && j == 0 && w->sw ? c->shadow : c->active;
+                uint16_t active = r == 0 && j == 0 && w->sw ? sh_[c] : ac_[c];
                 uint16_t prod = qmul(x, active);
-                uint16_t mac = up ? qadd(prod, up->psum) : prod; /* + 0: already saturated */
-                uint16_t shadow = (uint16_t)((win & wm) | (c->shadow & ~wm));
+                uint16_t mac = r ? qadd(prod, ps_[up]) : prod; /* + 0: already saturated */
+                uint16_t shadow = (uint16_t)((win & wm) | (sh_[c] & ~wm));
                 /* 6. the latch after the edge (A4.3) is open when the switch source holds 1
                  *    now: PE(0,0) this word's bit, the others the new swout of the PE above
                  *    (row 0: to the left), which is the switch that PE takes in during the
                  *    cycle, or 0 if its column is disabled */
-                unsigned open = r ? sw_in(pe, w, r - 1, j, N)
-                                : j ? s->E[j - 1] && sw_in(pe, w, 0, j - 1, N) : w->sw;
-                c->vout = v, c->swout = sw;
-                c->wout = win & wm;
-                c->xout = v ? x : c->xout;
-                c->psum = v ? mac : 0;
+                unsigned open = r ? sw_in(so_, w, r - 1, j, N)
+                                : j ? s->E[j - 1] && sw_in(so_, w, 0, j - 1, N) : w->sw;
+                vo_[c] = v, so_[c] = sw;
+                wo_[c] = win & wm;
+                xo_[c] = v ? x : xo_[c];
+                ps_[c] = v ? mac : 0;
                 if (r == N - 1)
-                    bottom_nz |= v | c->psum;
-                c->active = open ? shadow : active;
-                c->shadow = shadow;
+                    bottom_nz |= v | ps_[c];
+                ac_[c] = open ? shadow : active;
+                sh_[c] = shadow;
                 macs += v;
             }
         }
@@ -713,10 +718,11 @@ static void trace_regs(const tt_state *s, FILE *f, uint64_t k)
                 s->st_d[3][i], s->st_v[3][i], s->lastH[i]);
     for (unsigned r = 0; r < N; r++)
         for (unsigned j = 0; j < N; j++) {
-            const tt_pe *p = &s->pe[r * N + j];
+            const size_t i = (size_t)r * N + j;
             fprintf(f, "S %llu pe %u,%u shadow=%04X active=%04X xout=%04X psum=%04X vout=%u "
-                    "wout=%04X swout=%u\n", K, r, j, p->shadow, p->active, p->xout, p->psum,
-                    p->vout, p->wout, p->swout);
+                    "wout=%04X swout=%u\n", K, r, j, TT_PE(s, TT_PE_SHADOW, i),
+                    TT_PE(s, TT_PE_ACTIVE, i), TT_PE(s, TT_PE_XOUT, i), TT_PE(s, TT_PE_PSUM, i),
+                    TT_PE(s, TT_PE_VOUT, i), TT_PE(s, TT_PE_WOUT, i), TT_PE(s, TT_PE_SWOUT, i));
         }
 }
 

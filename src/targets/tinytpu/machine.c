@@ -40,13 +40,12 @@ void tt_reset_state(tt_state *s)
     /* every PE register but psum (A11: reset does not clear it; a LOSS stage registers the
      * column psum as data even when invalid, A9.3, so the kept value is visible there) */
     unsigned bottom_nz = 0;
-    for (size_t i = 0; i < (size_t)N * N; i++) {
-        uint16_t psum = s->pe[i].psum;
-        memset(&s->pe[i], 0, sizeof s->pe[i]);
-        s->pe[i].psum = psum;
-        if (i >= (size_t)(N - 1) * N)
-            bottom_nz |= psum;
-    }
+    const size_t nn = (size_t)N * N;
+    for (unsigned f = 0; f < TT_PE_NF; f++)
+        if (f != TT_PE_PSUM)
+            memset(&TT_PE(s, f, 0), 0, nn * sizeof *s->pe);
+    for (size_t i = (size_t)(N - 1) * N; i < nn; i++)
+        bottom_nz |= TT_PE(s, TT_PE_PSUM, i);
     memset(s->E, 0, sizeof s->E);
     memset(s->ch, 0, sizeof s->ch);
     memset(s->in_d, 0, sizeof s->in_d);
@@ -80,8 +79,7 @@ static npk_status tt_reset(npk_machine *m, void *state)
     tt_state *s = state;
     (void)m;
     tt_reset_state(s);
-    for (size_t i = 0; i < (size_t)s->N * s->N; i++)
-        s->pe[i].psum = 0;
+    memset(&TT_PE(s, TT_PE_PSUM, 0), 0, (size_t)s->N * s->N * sizeof *s->pe);
     s->mode = 0;
     s->gptr = 0;
     s->pc = 0;
@@ -226,7 +224,7 @@ static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out
     tt_program_init(&s->prog, s->N);
     size_t nn = (size_t)s->N * s->N;
     s->ub = calloc(ub, sizeof *s->ub);
-    s->pe = s->N == 2 ? s->pe2 : calloc(nn, sizeof *s->pe);
+    s->pe = s->N == 2 ? s->pe2 : calloc(TT_PE_NF * nn, sizeof *s->pe);
     int ok = s->ub && s->pe;
     if (!ok) {
         tt_destroy(s);

@@ -10,11 +10,12 @@
 #include "core/target.h"
 #include "targets/tinytpu/tinytpu.h"
 
-/* One processing element (A4.1). */
-typedef struct tt_pe {
-    uint16_t shadow, active, xout, psum, wout;
-    uint8_t vout, swout;
-} tt_pe;
+/* The registers of a processing element (A4.1), one array of N x N per register: register f
+ * of PE(k, j) at pe[f * N * N + k * N + j], so that a row of one register is contiguous (the
+ * step updates a row as a vector). vout and swout hold 0 or 1. */
+enum { TT_PE_SHADOW, TT_PE_ACTIVE, TT_PE_XOUT, TT_PE_PSUM, TT_PE_VOUT, TT_PE_WOUT, TT_PE_SWOUT,
+       TT_PE_NF };
+#define TT_PE(s, f, i) ((s)->pe[(size_t)(f) * (s)->N * (s)->N + (i)])
 
 /* One read channel's sequencer (A7.2): ptr is signed 16-bit for the weight walk (A7.4). */
 typedef struct tt_chan {
@@ -79,8 +80,8 @@ typedef struct tt_state {
     /* architectural state (Part A) */
     uint16_t *ub;
     uint32_t wp;
-    tt_pe *pe;                   /* PE(k, j) at pe[k * N + j]: pe2 for N = 2, else allocated */
-    tt_pe pe2[4];                /* the PEs of N = 2 (fixed offsets in the state for the step) */
+    uint16_t *pe;                /* the PE registers (TT_PE): pe2 for N = 2, else allocated */
+    uint16_t pe2[TT_PE_NF * 4];  /* the PEs of N = 2 (fixed offsets in the state for the step) */
     /* lane state, N of TT_MAX_N used (fixed arrays: no pointer chasing on the hot path) */
     uint8_t E[TT_MAX_N];
     tt_chan ch[TT_N_CHANNELS];

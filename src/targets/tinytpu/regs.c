@@ -17,7 +17,7 @@ enum { F_START, F_SEL, F_TRANSPOSE, F_ADDR, F_ROWS, F_COLS, F_N };
 enum { CH_PTR, CH_R, CH_C, CH_T, CH_TRANSPOSE, CH_SKIP };
 enum { L_IN_D, L_IN_V, L_W_D, L_W_V, L_BIAS, L_Y, L_H, L_OLD, L_DONE, L_UPD, L_ST_D, L_ST_V,
        L_LASTH = L_ST_D + 8 };
-enum { P_SHADOW, P_ACTIVE, P_XOUT, P_PSUM, P_VOUT, P_WOUT, P_SWOUT, P_N };
+enum { P_N = TT_PE_NF }; /* the PE registers, in the order of TT_PE_SHADOW ... TT_PE_SWOUT */
 
 typedef struct tt_regref {
     uint8_t kind, field;
@@ -31,7 +31,7 @@ struct tt_regs {
     size_t n, cap, used, size;
     size_t pe0;                  /* index of the first PE register (they come last) */
     uint64_t *before;            /* commit records: registers 0 .. pe0-1 before the edge */
-    tt_pe *pe_before;            /* and the PEs */
+    uint16_t *pe_before;         /* and the PEs (as s->pe) */
 };
 
 /* the first four are the list of a machine whose full list could not be allocated */
@@ -245,16 +245,7 @@ npk_status tt_regs_read(npk_machine *m, tt_state *s, size_t i, uint64_t *v)
         *v = lane_is8(r.field) ? *lane8(s, r.field, r.idx) : *lane16(s, r.field, r.idx);
         break;
     default: {
-        const tt_pe *p = &s->pe[r.idx];
-        static const size_t off[P_N] = {offsetof(tt_pe, shadow), offsetof(tt_pe, active),
-                                        offsetof(tt_pe, xout),   offsetof(tt_pe, psum),
-                                        offsetof(tt_pe, vout),   offsetof(tt_pe, wout),
-                                        offsetof(tt_pe, swout)};
-        const unsigned char *b = (const unsigned char *)p + off[r.field];
-        if (pe_bits[r.field] == 1)
-            *v = *b;
-        else
-            *v = *(const uint16_t *)(const void *)b;
+        *v = TT_PE(s, r.field, r.idx);
         break;
     }
     }
@@ -319,16 +310,7 @@ npk_status tt_regs_write(npk_machine *m, tt_state *s, size_t i, uint64_t v)
             *lane16(s, r.field, r.idx) = (uint16_t)v;
         break;
     default: {
-        tt_pe *p = &s->pe[r.idx];
-        switch (r.field) {
-        case P_SHADOW: p->shadow = (uint16_t)v; break;
-        case P_ACTIVE: p->active = (uint16_t)v; break;
-        case P_XOUT: p->xout = (uint16_t)v; break;
-        case P_PSUM: p->psum = (uint16_t)v; break;
-        case P_VOUT: p->vout = (uint8_t)v; break;
-        case P_WOUT: p->wout = (uint16_t)v; break;
-        default: p->swout = (uint8_t)v; break;
-        }
+        TT_PE(s, r.field, r.idx) = pe_bits[r.field] == 1 ? (uint8_t)v : (uint16_t)v;
         break;
     }
     }
@@ -347,7 +329,7 @@ int tt_commit_save(npk_machine *m, tt_state *s)
         return -1;
     if (!r->before) {
         r->before = malloc((r->pe0 ? r->pe0 : 1) * sizeof *r->before);
-        r->pe_before = malloc((size_t)s->N * s->N * sizeof *r->pe_before);
+        r->pe_before = malloc(P_N * (size_t)s->N * s->N * sizeof *r->pe_before);
         if (!r->before || !r->pe_before) {
             free(r->before);
             free(r->pe_before);
@@ -357,7 +339,7 @@ int tt_commit_save(npk_machine *m, tt_state *s)
     }
     for (size_t i = 0; i < r->pe0; i++)
         tt_regs_read(m, s, i, &r->before[i]);
-    memcpy(r->pe_before, s->pe, (size_t)s->N * s->N * sizeof *s->pe);
+    memcpy(r->pe_before, s->pe, P_N * (size_t)s->N * s->N * sizeof *s->pe);
     return 0;
 }
 
@@ -376,20 +358,10 @@ void tt_commit_regs(npk_machine *m, tt_state *s, npk_commit_sink *c)
             npk_commit_reg(c, r->info[i].name, r->info[i].bits, v);
     }
     const size_t nn = (size_t)s->N * s->N;
-    for (size_t p = 0; p < nn; p++) {
-        const tt_pe *a = &r->pe_before[p], *b = &s->pe[p];
-        if (a->shadow == b->shadow && a->active == b->active && a->xout == b->xout &&
-            a->psum == b->psum && a->vout == b->vout && a->wout == b->wout &&
-            a->swout == b->swout)
-            continue;
-        const uint16_t va[P_N] = {a->shadow, a->active, a->xout, a->psum,
-                                  a->vout,   a->wout,   a->swout};
-        const uint16_t vb[P_N] = {b->shadow, b->active, b->xout, b->psum,
-                                  b->vout,   b->wout,   b->swout};
+    for (size_t p = 0; p < nn; p++)
         for (unsigned f = 0; f < P_N; f++)
-            if (va[f] != vb[f]) {
+            if (r->pe_before[f * nn + p] != s->pe[f * nn + p]) {
                 size_t i = r->pe0 + p * P_N + f;
-                npk_commit_reg(c, r->info[i].name, r->info[i].bits, vb[f]);
+                npk_commit_reg(c, r->info[i].name, r->info[i].bits, s->pe[f * nn + p]);
             }
-    }
 }

@@ -89,12 +89,12 @@ npk_status tt_snap_save(npk_machine *m, void *state, npk_snap_writer *w)
 
     npk_snap_begin(w, "PES ");
     for (size_t p = 0; p < (size_t)N * N; p++) {
-        const tt_pe *e = &s->pe[p];
-        const uint16_t v[5] = {e->shadow, e->active, e->xout, e->psum, e->wout};
+        static const unsigned f16[5] = {TT_PE_SHADOW, TT_PE_ACTIVE, TT_PE_XOUT, TT_PE_PSUM,
+                                        TT_PE_WOUT};
         for (unsigned k = 0; k < 5; k++)
-            put16(w, v[k]);
-        npk_snap_u8(w, e->vout);
-        npk_snap_u8(w, e->swout);
+            put16(w, TT_PE(s, f16[k], p));
+        npk_snap_u8(w, (uint8_t)TT_PE(s, TT_PE_VOUT, p));
+        npk_snap_u8(w, (uint8_t)TT_PE(s, TT_PE_SWOUT, p));
     }
     npk_snap_end(w);
 
@@ -349,10 +349,11 @@ npk_status tt_snap_restore(npk_machine *m, void *state, npk_snap_reader *r)
             s->st_d[k][i] = get16(&ln), s->st_v[k][i] = npk_snap_get_u8(&ln);
     }
     for (size_t p = 0; p < (size_t)N * N; p++) {
-        tt_pe *e = &s->pe[p];
-        e->shadow = get16(&pe), e->active = get16(&pe), e->xout = get16(&pe);
-        e->psum = get16(&pe), e->wout = get16(&pe);
-        e->vout = npk_snap_get_u8(&pe), e->swout = npk_snap_get_u8(&pe);
+        TT_PE(s, TT_PE_SHADOW, p) = get16(&pe), TT_PE(s, TT_PE_ACTIVE, p) = get16(&pe);
+        TT_PE(s, TT_PE_XOUT, p) = get16(&pe), TT_PE(s, TT_PE_PSUM, p) = get16(&pe);
+        TT_PE(s, TT_PE_WOUT, p) = get16(&pe);
+        TT_PE(s, TT_PE_VOUT, p) = npk_snap_get_u8(&pe);
+        TT_PE(s, TT_PE_SWOUT, p) = npk_snap_get_u8(&pe);
     }
     /* not architectural: the fast path's gating (rebuilt at the next edge) and the run's
      * timeline slices */

@@ -153,9 +153,9 @@ void tt_vcd_edge(tt_state *s, uint64_t k, const tt_cycle *c)
     }
     if (N <= VCD_MAX_PE_N)
         for (unsigned i = 0; i < N * N; i++) {
-            val(f, pe_id(s, i, P_PSUM), 16, s->pe[i].psum);
-            val(f, pe_id(s, i, P_VOUT), 1, s->pe[i].vout);
-            val(f, pe_id(s, i, P_ACTIVE), 16, s->pe[i].active);
+            val(f, pe_id(s, i, P_PSUM), 16, TT_PE(s, TT_PE_PSUM, i));
+            val(f, pe_id(s, i, P_VOUT), 1, TT_PE(s, TT_PE_VOUT, i));
+            val(f, pe_id(s, i, P_ACTIVE), 16, TT_PE(s, TT_PE_ACTIVE, i));
         }
     fprintf(f, "#%llu\n", (unsigned long long)(10 * k + 5));
     val(f, V_CLK, 1, 0);

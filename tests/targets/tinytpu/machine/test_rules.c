@@ -189,19 +189,19 @@ static void reset_keeps_psum(void)
             npk_stop stop;
             NPK_CHECK(npk_run(m, at, &stop) == NPK_OK);         /* through the reset */
             const tt_state *s = tt_state_of(m);
-            NPK_CHECK_EQ_U64(s->pe[0].psum, at == 7 ? 0x0200 : 0);  /* PE(0,0) */
-            NPK_CHECK_EQ_U64(s->pe[2].psum, at == 8 ? 0x0200 : 0);  /* PE(1,0) */
-            NPK_CHECK_EQ_U64(s->pe[0].active, 0);               /* the rest is cleared */
-            NPK_CHECK_EQ_U64(s->pe[0].vout, 0);
+            NPK_CHECK_EQ_U64(TT_PE(s, TT_PE_PSUM, 0), at == 7 ? 0x0200 : 0); /* PE(0,0) */
+            NPK_CHECK_EQ_U64(TT_PE(s, TT_PE_PSUM, 2), at == 8 ? 0x0200 : 0); /* PE(1,0) */
+            NPK_CHECK_EQ_U64(TT_PE(s, TT_PE_ACTIVE, 0), 0); /* the rest is cleared */
+            NPK_CHECK_EQ_U64(TT_PE(s, TT_PE_VOUT, 0), 0);
             NPK_CHECK(npk_run(m, 0, &stop) == NPK_OK);
             NPK_CHECK_EQ_U64(s->st_d[2][0], at == 8 ? 0x0100 : 0); /* LOSS data, lane 0 */
             NPK_CHECK_EQ_U64(s->st_v[2][0], 0);
             NPK_CHECK_EQ_U64(s->st_d[2][1], 0);
-            NPK_CHECK_EQ_U64(s->pe[2].psum, at == 8 ? 0x0200 : 0); /* E = 0: still kept */
+            NPK_CHECK_EQ_U64(TT_PE(s, TT_PE_PSUM, 2), at == 8 ? 0x0200 : 0); /* E = 0: still kept */
             /* power-on (npk_reset) zeroes psum */
             NPK_CHECK(npk_reset(m) == NPK_OK);
-            NPK_CHECK_EQ_U64(tt_state_of(m)->pe[2].psum, 0);
-            NPK_CHECK_EQ_U64(tt_state_of(m)->pe[0].psum, 0);
+            NPK_CHECK_EQ_U64(TT_PE(tt_state_of(m), TT_PE_PSUM, 2), 0);
+            NPK_CHECK_EQ_U64(TT_PE(tt_state_of(m), TT_PE_PSUM, 0), 0);
             npk_destroy(m);
             tt_program_free(&b.p);
         }
