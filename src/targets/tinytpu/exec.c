@@ -102,15 +102,18 @@ static TT_COLD int read_error(npk_machine *m, tt_state *s, npk_stop *stop, uint6
 
 /* ---- A8: position of (r, c) of an R x C matrix in skew order -------------------------------- */
 
+/* Pairs (r, c) of naturals with r + c < n: n (n + 1) / 2, 0 for n <= 0. */
+static inline int64_t tri(int64_t n)
+{
+    return n > 0 ? n * (n + 1) / 2 : 0;
+}
+
+/* The elements of diagonals 0 .. d - 1 (r + c < d inside R x C: the triangle less the parts
+ * with r >= R or c >= C, plus what both removed), then r's place on diagonal d. */
 static int64_t skew_pos(int64_t R, int64_t C, int64_t r, int64_t c)
 {
-    int64_t d = r + c, pos = 0;
-    for (int64_t e = 0; e < d; e++) {
-        int64_t lo = e - C + 1 > 0 ? e - C + 1 : 0, hi = e < R - 1 ? e : R - 1;
-        if (hi >= lo)
-            pos += hi - lo + 1;
-    }
-    return pos + r - (d - C + 1 > 0 ? d - C + 1 : 0);
+    int64_t d = r + c;
+    return tri(d) - tri(d - R) - tri(d - C) + tri(d - R - C) + r - (d - C + 1 > 0 ? d - C + 1 : 0);
 }
 
 /* The fields of F_k (A7.8) besides start and T, in one word (compilers load it at once). */
@@ -286,6 +289,121 @@ static TT_COLD int gd_error(tt_state *s, npk_stop *stop, uint64_t k, uint32_t a,
     return range_error(NULL, s, stop, k, a, 1, src);
 }
 
+/* ---- the PEs as row vectors (N >= 3) -------------------------------------------------------- */
+
+/* One row of PEs at an edge (A4.2, A4.3), column by column with no dependence between columns,
+ * so that the compiler updates the row as vectors: the row's registers (sh .. so, in place) and
+ * its inputs during the cycle, per column: valid, switch, x, weight and psum from above (or the
+ * west for row 0), the latch-open condition after the edge, and the masks (0 or FFFF) of the
+ * column's weight valid (acc) and enable. A disabled column is cleared but keeps psum. Returns
+ * the OR of the new vout, swout and wout (0: the row holds no wave). */
+TT_ALWAYS_INLINE uint16_t pe_row(unsigned N, uint16_t *restrict sh, uint16_t *restrict ac,
+                       uint16_t *restrict xo, uint16_t *restrict ps, uint16_t *restrict vo,
+                       uint16_t *restrict wo, uint16_t *restrict so, const uint16_t *restrict vin,
+                       const uint16_t *restrict swin, const uint16_t *restrict xin,
+                       const uint16_t *restrict win, const uint16_t *restrict psin,
+                       const uint16_t *restrict open, const uint16_t *restrict wm,
+                       const uint16_t *restrict em)
+{
+    uint16_t busy = 0;
+    for (unsigned j = 0; j < N; j++) {
+        const uint16_t e = em[j], vm = (uint16_t)-vin[j], om = (uint16_t)-open[j];
+        const uint16_t a = ac[j], x = xin[j];
+        const uint16_t mac = npk_q88_add_sat_lane(npk_q88_mul_half_up_lane(x, a), psin[j]);
+        const uint16_t shadow = (uint16_t)((win[j] & wm[j]) | (sh[j] & ~wm[j]));
+        vo[j] = vin[j] & e;
+        so[j] = swin[j] & e;
+        wo[j] = win[j] & wm[j] & e;
+        xo[j] = (uint16_t)(((x & vm) | (xo[j] & ~vm)) & e);
+        ps[j] = (uint16_t)((mac & vm & e) | (ps[j] & ~e));
+        ac[j] = (uint16_t)(((shadow & om) | (a & ~om)) & e);
+        sh[j] = shadow & e;
+        busy |= vo[j] | so[j] | wo[j];
+    }
+    return busy;
+}
+
+/* 4d for N >= 3: the rows from the bottom up (row r reads rows r - 1 and r - 2 as they were
+ * during the cycle, and its own registers to the west, copied first). A row whose own wave
+ * flags and those of the two rows above (for rows 0 and 1: the array's inputs) are all 0
+ * (pe_row's result, kept per row in s->pe_row) is skipped: idle inputs and a closed latch
+ * change nothing in it, as long as E and the weights do not change (then every row steps).
+ * Returns whether the bottom row has vout or psum nonzero (s->bottom_nz, kept if skipped). */
+TT_ALWAYS_INLINE unsigned pe_rows_n(tt_state *s, const tt_cycle *w, unsigned N, unsigned *macs)
+{
+    uint16_t *const pe = s->pe;
+    const size_t nn = (size_t)N * N;
+    uint16_t *const sh_ = pe + TT_PE_SHADOW * nn, *const ac_ = pe + TT_PE_ACTIVE * nn,
+                   *const xo_ = pe + TT_PE_XOUT * nn, *const ps_ = pe + TT_PE_PSUM * nn,
+                   *const vo_ = pe + TT_PE_VOUT * nn, *const wo_ = pe + TT_PE_WOUT * nn,
+                   *const so_ = pe + TT_PE_SWOUT * nn;
+    uint16_t wm[TT_MAX_N], em[TT_MAX_N], xl[TT_MAX_N], vin0[TT_MAX_N], swin0[TT_MAX_N],
+        open0[TT_MAX_N];
+    static const uint16_t zero[TT_MAX_N];
+    const unsigned all = s->w_any || !s->gating; /* a weight beat loads every row's shadow */
+    const uint8_t top = (uint8_t)(s->in_v[0] | w->sw);
+    for (unsigned j = 0; j < N; j++)
+        wm[j] = (uint16_t)-(uint16_t)s->w_v[j], em[j] = (uint16_t)-(uint16_t)s->E[j];
+    /* row 0's inputs from the west, from row 0 during the cycle (row 1's latch uses swin0) */
+    vin0[0] = s->in_v[0], swin0[0] = w->sw;
+    for (unsigned j = 1; j < N; j++)
+        vin0[j] = vo_[j - 1], swin0[j] = so_[j - 1];
+    uint8_t *const busy = s->pe_row;
+    unsigned bottom_nz = s->bottom_nz;
+    for (unsigned r = N; r-- > 0;) {
+        const uint8_t b1 = r >= 1 ? busy[r - 1] : top, b2 = r >= 2 ? busy[r - 2] : top;
+        if (!(all | busy[r] | b1 | b2))
+            continue;
+        const size_t o = (size_t)r * N;
+        xl[0] = s->in_d[r];
+        memcpy(xl + 1, xo_ + o, (N - 1) * sizeof *xl);
+        if (r) {
+            busy[r] = pe_row(N, sh_ + o, ac_ + o, xo_ + o, ps_ + o, vo_ + o, wo_ + o, so_ + o,
+                             vo_ + o - N, so_ + o - N, xl, wo_ + o - N, ps_ + o - N,
+                             r >= 2 ? so_ + o - 2 * N : swin0, wm, em) != 0;
+        } else {
+            /* row 0's latch: PE(0,0) this word's bit, PE(0,j) the new swout to its west
+             * (0 if that column is disabled); PE(0,0) multiplies by its shadow while sw is 1 */
+            open0[0] = w->sw;
+            for (unsigned j = 1; j < N; j++)
+                open0[j] = s->E[j - 1] & swin0[j - 1];
+            if (w->sw)
+                ac_[0] = sh_[0];
+            busy[0] = pe_row(N, sh_, ac_, xo_, ps_, vo_, wo_, so_, vin0, swin0, xl, s->w_d,
+                             zero, open0, wm, em) != 0;
+        }
+        if (macs)
+            for (unsigned j = 0; j < N; j++)
+                *macs += vo_[o + j];
+        if (r == N - 1) {
+            uint16_t nz = 0;
+            for (unsigned j = 0; j < N; j++)
+                nz |= vo_[o + j] | ps_[o + j];
+            bottom_nz = nz != 0;
+        }
+    }
+    return bottom_nz;
+}
+
+#if TT_HAVE_AVX2
+__attribute__((target("avx2"))) static unsigned pe_rows_avx2(tt_state *s, const tt_cycle *w,
+                                                             unsigned N, unsigned *macs)
+{
+    return pe_rows_n(s, w, N, macs);
+}
+#endif
+
+/* 4d for N >= 3: pe_rows_n for the host's baseline vectors, or the AVX2 copy (16 lanes of 16
+ * bits per vector) when the host has AVX2 (s->avx2, set when the machine is created). */
+static unsigned pe_rows(tt_state *s, const tt_cycle *w, unsigned N, unsigned *macs)
+{
+#if TT_HAVE_AVX2
+    if (s->avx2)
+        return pe_rows_avx2(s, w, N, macs);
+#endif
+    return pe_rows_n(s, w, N, macs);
+}
+
 /* ---- one edge ------------------------------------------------------------------------------- */
 
 static void trace_edge(tt_state *s, FILE *f, uint64_t k, unsigned nw);
@@ -432,7 +550,9 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         s->pe_idle = pe_idle = 0;
     else if (pe_idle <= 2 * N)
         s->pe_idle = ++pe_idle;
-    if (pe_idle <= 2 * N || !s->gating) {
+    if (N != 2 && s->vector && (pe_idle <= 2 * N || !s->gating)) {
+        s->bottom_nz = (uint8_t)pe_rows(s, w, N, obs ? &macs : NULL);
+    } else if (pe_idle <= 2 * N || !s->gating) { /* PE by PE (N = 2, or vector=0) */
         unsigned bottom_nz = 0; /* for the VPU's rest test */
         /* In place, from the bottom-right PE to the top-left one, column by column (E, the
          * weight lane and its valid are per column): PE(r, j) reads itself, the PE above and
@@ -652,8 +772,8 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
     if (cs_flag) /* 4e. E from the flag during the cycle (A5.5) */
         for (unsigned j = 0; j < N; j++) {
             uint8_t e = j < s->cs_val;
-            if (e != s->E[j])
-                s->pe_idle = 0; /* newly enabled or disabled PEs change at the next edge */
+            if (e != s->E[j]) /* newly enabled or disabled PEs change at the next edge */
+                s->pe_idle = 0, memset(s->pe_row, 1, sizeof s->pe_row);
             s->E[j] = e;
         }
 

@@ -16,7 +16,8 @@
 #define LEGAL_KEYS                                                                               \
     "lanes=2..256, ub_words=1..32768 (65536 for lanes >= 3), lr=Q8.8, reset_at=K[:K...], "      \
     "format=auto|asm|w88|w94|w130|wfull|port, words=w88|w94|w130|wfull|port, "                 \
-    "max_cycles=1..1G, all_writes=0|1, trace_reads=0|1, trace_regs=0|1, vcd=FILE, gating=0|1"
+    "max_cycles=1..1G, all_writes=0|1, trace_reads=0|1, trace_regs=0|1, vcd=FILE, "             \
+    "gating=0|1, vector=0|1"
 
 extern const npk_target npk_target_tinytpu;
 
@@ -65,6 +66,7 @@ void tt_reset_state(tt_state *s)
     s->cs_flag = 0;
     s->cs_val = 0;
     s->pe_idle = 2 * s->N + 1; /* idle inputs, columns disabled (psum kept): at rest */
+    memset(s->pe_row, 0, sizeof s->pe_row); /* no wave: vout, swout and wout cleared */
     s->vpu_quiet = 1;
     s->bottom_nz = bottom_nz != 0; /* a kept bottom-row psum feeds the VPU's LOSS data */
     s->gd_busy = 0;
@@ -111,7 +113,7 @@ static int cmp_u64(const void *a, const void *b)
 static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out)
 {
     npk_config *cfg = (npk_config *)cfg_in;
-    uint64_t N, ub, all, reads, regs_, gating, max_cycles;
+    uint64_t N, ub, all, reads, regs_, gating, vector, max_cycles;
     npk_status st = npk_config_u64(m, cfg, "tinytpu", "lanes", TT_DEFAULT_N, 2, TT_MAX_N, &N);
     if (st != NPK_OK)
         return st;
@@ -128,6 +130,8 @@ static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out
         st = npk_config_u64(m, cfg, "tinytpu", "trace_reads", 0, 0, 1, &reads);
     if (st == NPK_OK)
         st = npk_config_u64(m, cfg, "tinytpu", "gating", 1, 0, 1, &gating);
+    if (st == NPK_OK)
+        st = npk_config_u64(m, cfg, "tinytpu", "vector", 1, 0, 1, &vector);
     if (st == NPK_OK)
         st = npk_config_u64(m, cfg, "tinytpu", "trace_regs", 0, 0, 1, &regs_);
     if (st != NPK_OK)
@@ -216,6 +220,10 @@ static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out
     s->all_writes = (int)all;
     s->trace_reads = (int)reads;
     s->gating = (int)gating;
+    s->vector = (int)vector;
+#if TT_HAVE_AVX2
+    s->avx2 = __builtin_cpu_supports("avx2") != 0;
+#endif
     s->trace_regs = (int)regs_;
     if (vcd && !(s->vcd_path = strdup(vcd))) {
         tt_destroy(s);
@@ -521,7 +529,9 @@ const npk_target npk_target_tinytpu = {
         "  vcd=FILE         write a VCD of the main signals (lanes, PEs for lanes <= 4;\n"
         "                   vcd=- writes it to standard output)\n"
         "  gating=0         step every block every cycle (default 1: skip blocks at rest;\n"
-        "                   results are identical, tests compare the two)\n",
+        "                   results are identical, tests compare the two)\n"
+        "  vector=0         lanes >= 3: update the PEs one by one (default 1: row by row as\n"
+        "                   vectors, skipping rows at rest; identical, tests compare)\n",
     .insn_bytes = 0, /* programs are text: one control word per cycle */
     .insn_note = tt_insn_note,
     .elf_machine = 0,

@@ -10,6 +10,13 @@
 #include "core/target.h"
 #include "targets/tinytpu/tinytpu.h"
 
+/* The PE rows have an AVX2 copy where the compiler can target it (exec.c, x86-64). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TT_HAVE_AVX2 1
+#else
+#define TT_HAVE_AVX2 0
+#endif
+
 /* The registers of a processing element (A4.1), one array of N x N per register: register f
  * of PE(k, j) at pe[f * N * N + k * N + j], so that a row of one register is contiguous (the
  * step updates a row as a vector). vout and swout hold 0 or 1. */
@@ -106,6 +113,9 @@ typedef struct tt_state {
     unsigned pe_idle;            /* edges since the array's inputs were last active (capped) */
     uint8_t vpu_quiet;           /* the VPU stages are at rest */
     uint8_t bottom_nz;           /* some bottom-row PE has vout or psum nonzero */
+    int vector;                  /* N >= 3: PE rows as vectors (setting vector=0: PE by PE) */
+    int avx2;                    /* the host has AVX2: the rows' AVX2 copy */
+    uint8_t pe_row[TT_MAX_N];    /* row r's vout, swout or wout may be nonzero (vector path) */
     uint8_t gd_busy;             /* some GD unit has done = 1 */
     uint8_t w_any;               /* some weight lane valid */
     unsigned ch_dirty;           /* bit c: channel c's state or outputs may be nonzero */

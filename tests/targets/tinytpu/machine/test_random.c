@@ -1,5 +1,6 @@
 /* tinytpu random programs (fixed seeds; for the sanitizer build too): random reads on every
- * channel, host writes, switch bits, pathways, levels and reset cycles, at N = 2, 3 and 4.
+ * channel, host writes, switch bits, pathways, levels and reset cycles, at N = 2, 3 and 4
+ * (and the vector PE rows against PE by PE at N = 4, 8, 16 and 32).
  * Invariants: no crash; the fast path with activity gating, the fast path without it
  * (gating=0) and the observed loop leave the same UB, wp and stop; runs cut into budget chunks
  * change nothing; the trace, with every register after every edge, is the same with and
@@ -58,12 +59,15 @@ typedef struct result {
     char *trace;
 } result;
 
-/* mode 0 fast, 1 observed (trace), chunk > 0: fast in budget chunks */
-static void run(pb *b, unsigned N, int gating, int observed, unsigned chunk, result *r)
+/* mode 0 fast, 1 observed (trace), chunk > 0: fast in budget chunks; vector: the PE rows as
+ * vectors (N >= 3) or PE by PE */
+static void run_v(pb *b, unsigned N, int gating, int vector, int observed, unsigned chunk,
+                  result *r)
 {
-    char spec[128];
+    char spec[160];
     snprintf(spec, sizeof spec,
-             "tinytpu:lanes=%u,ub_words=%u,gating=%d,trace_reads=1,trace_regs=1", N, UBW, gating);
+             "tinytpu:lanes=%u,ub_words=%u,gating=%d,vector=%d,trace_reads=1,trace_regs=1", N,
+             UBW, gating, vector);
     npk_machine *m = pb_machine(b, spec);
     size_t len = 0;
     FILE *tr = NULL;
@@ -79,6 +83,11 @@ static void run(pb *b, unsigned N, int gating, int observed, unsigned chunk, res
     npk_reg_read(m, "wp", &r->wp);
     npk_reg_read(m, "cycle", &r->pc);
     npk_destroy(m);
+}
+
+static void run(pb *b, unsigned N, int gating, int observed, unsigned chunk, result *r)
+{
+    run_v(b, N, gating, 1, observed, chunk, r);
 }
 
 static int same(const result *a, const result *b)
@@ -117,5 +126,30 @@ int main(void)
     printf("random programs: %u ran to the end, %u stopped on an out-of-range access\n", ends,
            faults);
     NPK_CHECK(ends > 100 && faults > 20); /* both kinds are exercised */
+
+    /* The PE rows as vectors, skipping rows at rest (vector=1, gating=1: the default for
+     * N >= 3), against PE by PE with nothing skipped (vector=0, gating=0): the same trace with
+     * every register after every edge, and the fast path the same UB, wp and stop, at
+     * N = 4, 8, 16 and 32. */
+    static const unsigned sizes[] = {4, 8, 16, 32}, n_seeds[] = {80, 40, 12, 6};
+    for (unsigned z = 0; z < 4; z++)
+        for (uint64_t seed = 1; seed <= n_seeds[z]; seed++) {
+            const unsigned N = sizes[z];
+            pb b;
+            pb_init(&b, N);
+            random_program(&b, N, 1000 * (z + 1) + seed);
+            result vec, ref, vec_fast;
+            run_v(&b, N, 1, 1, 1, 0, &vec);
+            run_v(&b, N, 0, 0, 1, 0, &ref);
+            run_v(&b, N, 1, 1, 0, 0, &vec_fast);
+            NPK_REPORT(same(&vec, &ref) && vec.trace && ref.trace &&
+                           strcmp(vec.trace, ref.trace) == 0,
+                       "N = %u, seed %llu: PE rows as vectors differ from PE by PE\n", N,
+                       (unsigned long long)seed);
+            NPK_REPORT(same(&vec_fast, &ref), "N = %u, seed %llu: fast vector path differs\n",
+                       N, (unsigned long long)seed);
+            free(vec.trace), free(ref.trace);
+            tt_program_free(&b.p);
+        }
     return npk_test_done();
 }
