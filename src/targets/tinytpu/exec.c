@@ -295,40 +295,52 @@ static TT_COLD int gd_error(tt_state *s, npk_stop *stop, uint64_t k, uint32_t a,
  * so that the compiler updates the row as vectors: the row's registers (sh .. so, in place) and
  * its inputs during the cycle, per column: valid, switch, x, weight and psum from above (or the
  * west for row 0), the latch-open condition after the edge, and the masks (0 or FFFF) of the
- * column's weight valid (acc) and enable. A disabled column is cleared but keeps psum. Returns
- * the OR of the new vout, swout and wout (0: the row holds no wave). */
-TT_ALWAYS_INLINE uint16_t pe_row(unsigned N, uint16_t *restrict sh, uint16_t *restrict ac,
-                       uint16_t *restrict xo, uint16_t *restrict ps, uint16_t *restrict vo,
-                       uint16_t *restrict wo, uint16_t *restrict so, const uint16_t *restrict vin,
-                       const uint16_t *restrict swin, const uint16_t *restrict xin,
-                       const uint16_t *restrict win, const uint16_t *restrict psin,
-                       const uint16_t *restrict open, const uint16_t *restrict wm,
-                       const uint16_t *restrict em)
+ * column's weight valid (acc) and enable. A disabled column is cleared but keeps psum. plain (a
+ * constant in each copy): every column enabled, no weight valid and no latch open, so shadow,
+ * active and the inputs of those do not change anything and are not read. Returns the TT_ROW_*
+ * flags of the new registers. */
+TT_ALWAYS_INLINE unsigned pe_row(unsigned N, const int plain, uint16_t *restrict sh,
+                                 uint16_t *restrict ac, const uint16_t *xo,
+                                 uint16_t *restrict xn, uint16_t *restrict ps,
+                                 uint16_t *restrict vo, uint16_t *restrict wo,
+                                 uint16_t *restrict so, const uint16_t *restrict vin,
+                                 const uint16_t *restrict swin, const uint16_t x0,
+                                 const uint16_t *restrict win,
+                                 const uint16_t *restrict psin, const uint16_t *restrict open,
+                                 const uint16_t *restrict wm, const uint16_t *restrict em)
 {
-    uint16_t busy = 0;
+    uint16_t any_v = 0, any_sw = 0, any_w = 0;
     for (unsigned j = 0; j < N; j++) {
-        const uint16_t e = em[j], vm = (uint16_t)-vin[j], om = (uint16_t)-open[j];
-        const uint16_t a = ac[j], x = xin[j];
+        const uint16_t e = plain ? 0xFFFFu : em[j], vm = (uint16_t)-vin[j];
+        const uint16_t west = xo[(size_t)j - 1]; /* xo[-1] is inside the PE arrays */
+        const uint16_t a = ac[j], x = j ? west : x0;
         const uint16_t mac = npk_q88_add_sat_lane(npk_q88_mul_half_up_lane(x, a), psin[j]);
-        const uint16_t shadow = (uint16_t)((win[j] & wm[j]) | (sh[j] & ~wm[j]));
         vo[j] = vin[j] & e;
         so[j] = swin[j] & e;
-        wo[j] = win[j] & wm[j] & e;
-        xo[j] = (uint16_t)(((x & vm) | (xo[j] & ~vm)) & e);
+        xn[j] = (uint16_t)(((x & vm) | (xo[j] & ~vm)) & e);
         ps[j] = (uint16_t)((mac & vm & e) | (ps[j] & ~e));
-        ac[j] = (uint16_t)(((shadow & om) | (a & ~om)) & e);
-        sh[j] = shadow & e;
-        busy |= vo[j] | so[j] | wo[j];
+        if (plain) {
+            wo[j] = 0;
+        } else {
+            const uint16_t om = (uint16_t)-open[j];
+            const uint16_t shadow = (uint16_t)((win[j] & wm[j]) | (sh[j] & ~wm[j]));
+            wo[j] = win[j] & wm[j] & e;
+            ac[j] = (uint16_t)(((shadow & om) | (a & ~om)) & e);
+            sh[j] = shadow & e;
+            any_w |= wo[j];
+        }
+        any_v |= vo[j], any_sw |= so[j];
     }
-    return busy;
+    return (any_v ? TT_ROW_V : 0u) | (any_sw ? TT_ROW_SW : 0u) | (any_w ? TT_ROW_W : 0u);
 }
 
 /* 4d for N >= 3: the rows from the bottom up (row r reads rows r - 1 and r - 2 as they were
- * during the cycle, and its own registers to the west, copied first). A row whose own wave
- * flags and those of the two rows above (for rows 0 and 1: the array's inputs) are all 0
- * (pe_row's result, kept per row in s->pe_row) is skipped: idle inputs and a closed latch
- * change nothing in it, as long as E and the weights do not change (then every row steps).
- * Returns whether the bottom row has vout or psum nonzero (s->bottom_nz, kept if skipped). */
+ * during the cycle, and its own registers to the west, copied first). A row whose flags and
+ * those of the two rows above (for rows 0 and 1: the array's inputs) are all 0 is skipped: idle
+ * inputs and a closed latch change nothing in it, as long as E and the weights do not change
+ * (then every row steps). A row whose latch stays closed (no switch two rows up) in an array
+ * with every column enabled and no weight beat takes the plain copy of pe_row. Returns whether
+ * the bottom row has vout or psum nonzero (s->bottom_nz, kept if the row is skipped). */
 TT_ALWAYS_INLINE unsigned pe_rows_n(tt_state *s, const tt_cycle *w, unsigned N, unsigned *macs)
 {
     uint16_t *const pe = s->pe;
@@ -337,30 +349,41 @@ TT_ALWAYS_INLINE unsigned pe_rows_n(tt_state *s, const tt_cycle *w, unsigned N, 
                    *const xo_ = pe + TT_PE_XOUT * nn, *const ps_ = pe + TT_PE_PSUM * nn,
                    *const vo_ = pe + TT_PE_VOUT * nn, *const wo_ = pe + TT_PE_WOUT * nn,
                    *const so_ = pe + TT_PE_SWOUT * nn;
-    uint16_t wm[TT_MAX_N], em[TT_MAX_N], xl[TT_MAX_N], vin0[TT_MAX_N], swin0[TT_MAX_N],
+    uint16_t wm[TT_MAX_N], em[TT_MAX_N], xn[TT_MAX_N], vin0[TT_MAX_N], swin0[TT_MAX_N],
         open0[TT_MAX_N];
     static const uint16_t zero[TT_MAX_N];
     const unsigned all = s->w_any || !s->gating; /* a weight beat loads every row's shadow */
-    const uint8_t top = (uint8_t)(s->in_v[0] | w->sw);
-    for (unsigned j = 0; j < N; j++)
+    const uint8_t top = (uint8_t)((s->in_v[0] ? TT_ROW_V : 0u) | (w->sw ? TT_ROW_SW : 0u));
+    unsigned e_all = 1;
+    for (unsigned j = 0; j < N; j++) {
         wm[j] = (uint16_t)-(uint16_t)s->w_v[j], em[j] = (uint16_t)-(uint16_t)s->E[j];
+        e_all &= s->E[j];
+    }
+    const unsigned plain_ok = e_all && !s->w_any;
     /* row 0's inputs from the west, from row 0 during the cycle (row 1's latch uses swin0) */
-    vin0[0] = s->in_v[0], swin0[0] = w->sw;
-    for (unsigned j = 1; j < N; j++)
-        vin0[j] = vo_[j - 1], swin0[j] = so_[j - 1];
-    uint8_t *const busy = s->pe_row;
+    const uint16_t *const vo_w = pe + TT_PE_VOUT * nn - 1, *const so_w = pe + TT_PE_SWOUT * nn - 1;
+    const uint16_t in_v0 = s->in_v[0], sw = (uint16_t)w->sw;
+    for (unsigned j = 0; j < N; j++)
+        vin0[j] = j ? vo_w[j] : in_v0, swin0[j] = j ? so_w[j] : sw;
+    uint8_t *const flags = s->pe_row;
     unsigned bottom_nz = s->bottom_nz;
     for (unsigned r = N; r-- > 0;) {
-        const uint8_t b1 = r >= 1 ? busy[r - 1] : top, b2 = r >= 2 ? busy[r - 2] : top;
-        if (!(all | busy[r] | b1 | b2))
+        /* the rows above (r - 1: inputs; r - 2: the latch), for rows 0 and 1 row 0 and top */
+        const uint8_t f1 = r >= 1 ? flags[r - 1] : top, f2 = r >= 2 ? flags[r - 2] : top | flags[0];
+        if (!(all | flags[r] | f1 | f2))
             continue;
         const size_t o = (size_t)r * N;
-        xl[0] = s->in_d[r];
-        memcpy(xl + 1, xo_ + o, (N - 1) * sizeof *xl);
+        const int plain = plain_ok && !(f2 & TT_ROW_SW);
         if (r) {
-            busy[r] = pe_row(N, sh_ + o, ac_ + o, xo_ + o, ps_ + o, vo_ + o, wo_ + o, so_ + o,
-                             vo_ + o - N, so_ + o - N, xl, wo_ + o - N, ps_ + o - N,
-                             r >= 2 ? so_ + o - 2 * N : swin0, wm, em) != 0;
+#define ROW_R(pl)                                                                                \
+    pe_row(N, pl, sh_ + o, ac_ + o, xo_ + o, xn, ps_ + o, vo_ + o, wo_ + o, so_ + o, vo_ + o - N,  \
+           so_ + o - N, s->in_d[r], wo_ + o - N, ps_ + o - N,                                   \
+           r >= 2 ? so_ + o - 2 * N : swin0, wm, em)
+            flags[r] = (uint8_t)(plain ? ROW_R(1) : ROW_R(0));
+#undef ROW_R
+        } else if (plain) {
+            flags[0] = (uint8_t)pe_row(N, 1, sh_, ac_, xo_, xn, ps_, vo_, wo_, so_, vin0, swin0,
+                                       s->in_d[0], s->w_d, zero, NULL, wm, em);
         } else {
             /* row 0's latch: PE(0,0) this word's bit, PE(0,j) the new swout to its west
              * (0 if that column is disabled); PE(0,0) multiplies by its shadow while sw is 1 */
@@ -369,9 +392,10 @@ TT_ALWAYS_INLINE unsigned pe_rows_n(tt_state *s, const tt_cycle *w, unsigned N, 
                 open0[j] = s->E[j - 1] & swin0[j - 1];
             if (w->sw)
                 ac_[0] = sh_[0];
-            busy[0] = pe_row(N, sh_, ac_, xo_, ps_, vo_, wo_, so_, vin0, swin0, xl, s->w_d,
-                             zero, open0, wm, em) != 0;
+            flags[0] = (uint8_t)pe_row(N, 0, sh_, ac_, xo_, xn, ps_, vo_, wo_, so_, vin0, swin0,
+                                       s->in_d[0], s->w_d, zero, open0, wm, em);
         }
+        memcpy(xo_ + o, xn, N * sizeof *xn); /* xout, once the row has read its west */
         if (macs)
             for (unsigned j = 0; j < N; j++)
                 *macs += vo_[o + j];
@@ -773,7 +797,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         for (unsigned j = 0; j < N; j++) {
             uint8_t e = j < s->cs_val;
             if (e != s->E[j]) /* newly enabled or disabled PEs change at the next edge */
-                s->pe_idle = 0, memset(s->pe_row, 1, sizeof s->pe_row);
+                s->pe_idle = 0, memset(s->pe_row, TT_ROW_ALL, sizeof s->pe_row);
             s->E[j] = e;
         }
 

@@ -45,6 +45,10 @@ typedef enum tt_extra {
     TT_N_EXTRAS
 } tt_extra;
 
+/* What a PE row may hold after its update (tt_state.pe_row): some vout, swout or wout
+ * nonzero; TT_ROW_ALL when unknown (after E changes or a backdoor write). */
+enum { TT_ROW_V = 1, TT_ROW_SW = 2, TT_ROW_W = 4, TT_ROW_ALL = 7 };
+
 /* Units (busy cycles in --stats, tracks in --timeline). */
 enum { TT_U_ARRAY, TT_U_VPU, TT_U_UB_READ, TT_U_UB_WRITE, TT_U_GD, TT_N_UNITS };
 
@@ -115,7 +119,7 @@ typedef struct tt_state {
     uint8_t bottom_nz;           /* some bottom-row PE has vout or psum nonzero */
     int vector;                  /* N >= 3: PE rows as vectors (setting vector=0: PE by PE) */
     int avx2;                    /* the host has AVX2: the rows' AVX2 copy */
-    uint8_t pe_row[TT_MAX_N];    /* row r's vout, swout or wout may be nonzero (vector path) */
+    uint8_t pe_row[TT_MAX_N];    /* per row, TT_ROW_*: what it may hold (vector path) */
     uint8_t gd_busy;             /* some GD unit has done = 1 */
     uint8_t w_any;               /* some weight lane valid */
     unsigned ch_dirty;           /* bit c: channel c's state or outputs may be nonzero */

@@ -258,7 +258,7 @@ npk_status tt_regs_read(npk_machine *m, tt_state *s, size_t i, uint64_t *v)
 void tt_ungate(tt_state *s)
 {
     s->pe_idle = 0;
-    memset(s->pe_row, 1, sizeof s->pe_row);
+    memset(s->pe_row, TT_ROW_ALL, sizeof s->pe_row);
     s->vpu_quiet = 0;
     s->bottom_nz = 1;
     s->gd_busy = 1;
