@@ -297,7 +297,8 @@ static TT_COLD int gd_error(tt_state *s, npk_stop *stop, uint64_t k, uint32_t a,
  * west for row 0), the latch-open condition after the edge, and the masks (0 or FFFF) of the
  * column's weight valid (acc) and enable. A disabled column is cleared but keeps psum. plain (a
  * constant in each copy): every column enabled, no weight valid and no latch open, so shadow,
- * active and the inputs of those do not change anything and are not read. Returns the TT_ROW_*
+ * active and the inputs of those do not change anything and are not read, and wout is not
+ * written (it becomes 0: the caller clears it if the row held a weight). Returns the TT_ROW_*
  * flags of the new registers. */
 TT_ALWAYS_INLINE unsigned pe_row(unsigned N, const int plain, uint16_t *restrict sh,
                                  uint16_t *restrict ac, const uint16_t *xo,
@@ -312,16 +313,14 @@ TT_ALWAYS_INLINE unsigned pe_row(unsigned N, const int plain, uint16_t *restrict
     uint16_t any_v = 0, any_sw = 0, any_w = 0;
     for (unsigned j = 0; j < N; j++) {
         const uint16_t e = plain ? 0xFFFFu : em[j], vm = (uint16_t)-vin[j];
-        const uint16_t west = xo[(size_t)j - 1]; /* xo[-1] is inside the PE arrays */
+        const uint16_t west = (xo - 1)[j]; /* xo[-1] is inside the PE arrays */
         const uint16_t a = ac[j], x = j ? west : x0;
         const uint16_t mac = npk_q88_add_sat_lane(npk_q88_mul_half_up_lane(x, a), psin[j]);
         vo[j] = vin[j] & e;
         so[j] = swin[j] & e;
-        xn[j] = (uint16_t)(((x & vm) | (xo[j] & ~vm)) & e);
+        xn[j] = (uint16_t)((x & vm) | (xo[j] & ~vm)); /* xout before the enable mask */
         ps[j] = (uint16_t)((mac & vm & e) | (ps[j] & ~e));
-        if (plain) {
-            wo[j] = 0;
-        } else {
+        if (!plain) { /* plain: wout becomes 0, which the caller stores where it is not */
             const uint16_t om = (uint16_t)-open[j];
             const uint16_t shadow = (uint16_t)((win[j] & wm[j]) | (sh[j] & ~wm[j]));
             wo[j] = win[j] & wm[j] & e;
@@ -335,12 +334,13 @@ TT_ALWAYS_INLINE unsigned pe_row(unsigned N, const int plain, uint16_t *restrict
 }
 
 /* 4d for N >= 3: the rows from the bottom up (row r reads rows r - 1 and r - 2 as they were
- * during the cycle, and its own registers to the west, copied first). A row whose flags and
- * those of the two rows above (for rows 0 and 1: the array's inputs) are all 0 is skipped: idle
- * inputs and a closed latch change nothing in it, as long as E and the weights do not change
- * (then every row steps). A row whose latch stays closed (no switch two rows up) in an array
- * with every column enabled and no weight beat takes the plain copy of pe_row. Returns whether
- * the bottom row has vout or psum nonzero (s->bottom_nz, kept if the row is skipped). */
+ * during the cycle, and its own xout to the west, stored only after the row). A row whose
+ * flags and those of the two rows above (for rows 0 and 1: the array's inputs) are all 0 is
+ * skipped: idle inputs and a closed latch change nothing in it, as long as E and the weights do
+ * not change (then every row steps). A row whose latch stays closed (no switch two rows up) in
+ * an array with every column enabled and no weight beat takes the plain copy of pe_row.
+ * Returns whether the bottom row has vout or psum nonzero (s->bottom_nz, kept if the row is
+ * skipped). */
 TT_ALWAYS_INLINE unsigned pe_rows_n(tt_state *s, const tt_cycle *w, unsigned N, unsigned *macs)
 {
     uint16_t *const pe = s->pe;
@@ -374,6 +374,8 @@ TT_ALWAYS_INLINE unsigned pe_rows_n(tt_state *s, const tt_cycle *w, unsigned N, 
             continue;
         const size_t o = (size_t)r * N;
         const int plain = plain_ok && !(f2 & TT_ROW_SW);
+        if (plain && flags[r] & TT_ROW_W)
+            memset(wo_ + o, 0, N * sizeof *wo_);
         if (r) {
 #define ROW_R(pl)                                                                                \
     pe_row(N, pl, sh_ + o, ac_ + o, xo_ + o, xn, ps_ + o, vo_ + o, wo_ + o, so_ + o, vo_ + o - N,  \
@@ -395,7 +397,8 @@ TT_ALWAYS_INLINE unsigned pe_rows_n(tt_state *s, const tt_cycle *w, unsigned N, 
             flags[0] = (uint8_t)pe_row(N, 0, sh_, ac_, xo_, xn, ps_, vo_, wo_, so_, vin0, swin0,
                                        s->in_d[0], s->w_d, zero, open0, wm, em);
         }
-        memcpy(xo_ + o, xn, N * sizeof *xn); /* xout, once the row has read its west */
+        for (unsigned j = 0; j < N; j++) /* xout, once the row has read its west (masked: */
+            xo_[o + j] = xn[j] & em[j];  /* not a plain copy, which becomes a slow rep movs) */
         if (macs)
             for (unsigned j = 0; j < N; j++)
                 *macs += vo_[o + j];
