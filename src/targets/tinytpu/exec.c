@@ -310,7 +310,7 @@ TT_ALWAYS_INLINE unsigned pe_row(unsigned N, const int plain, uint16_t *restrict
                                  const uint16_t *restrict psin, const uint16_t *restrict open,
                                  const uint16_t *restrict wm, const uint16_t *restrict em)
 {
-    uint16_t any_v = 0, any_sw = 0, any_w = 0;
+    uint16_t any_vs = 0, any_w = 0;
     for (unsigned j = 0; j < N; j++) {
         const uint16_t e = plain ? 0xFFFFu : em[j], vm = (uint16_t)-vin[j];
         const uint16_t west = (xo - 1)[j]; /* xo[-1] is inside the PE arrays */
@@ -328,9 +328,28 @@ TT_ALWAYS_INLINE unsigned pe_row(unsigned N, const int plain, uint16_t *restrict
             sh[j] = shadow & e;
             any_w |= wo[j];
         }
-        any_v |= vo[j], any_sw |= so[j];
+        any_vs |= (uint16_t)(vo[j] | so[j] << 1); /* vout and swout are 0 or 1 */
     }
-    return (any_v ? TT_ROW_V : 0u) | (any_sw ? TT_ROW_SW : 0u) | (any_w ? TT_ROW_W : 0u);
+    return (any_vs & 1 ? TT_ROW_V : 0u) | (any_vs & 2 ? TT_ROW_SW : 0u) |
+           (any_w ? TT_ROW_W : 0u);
+}
+
+/* A row that holds no valid or switch bit, takes none in and whose latch stays closed: only
+ * shadow and wout can change (a weight beat, or wout falling back to 0 after one); vout,
+ * swout and psum are 0 and stay 0 (an enabled PE's psum is nonzero only with vout), xout and
+ * active hold, and a disabled column stays cleared. Returns TT_ROW_W if some wout is nonzero. */
+TT_ALWAYS_INLINE unsigned pe_row_weights(unsigned N, uint16_t *restrict sh, uint16_t *restrict wo,
+                                         const uint16_t *restrict win,
+                                         const uint16_t *restrict wm,
+                                         const uint16_t *restrict em)
+{
+    uint16_t any_w = 0;
+    for (unsigned j = 0; j < N; j++) {
+        sh[j] = (uint16_t)(((win[j] & wm[j]) | (sh[j] & ~wm[j])) & em[j]);
+        wo[j] = win[j] & wm[j] & em[j];
+        any_w |= wo[j];
+    }
+    return any_w ? TT_ROW_W : 0u;
 }
 
 /* 4d for N >= 3: the rows from the bottom up (row r reads rows r - 1 and r - 2 as they were
@@ -338,7 +357,8 @@ TT_ALWAYS_INLINE unsigned pe_row(unsigned N, const int plain, uint16_t *restrict
  * flags and those of the two rows above (for rows 0 and 1: the array's inputs) are all 0 is
  * skipped: idle inputs and a closed latch change nothing in it, as long as E and the weights do
  * not change (then every row steps). A row whose latch stays closed (no switch two rows up) in
- * an array with every column enabled and no weight beat takes the plain copy of pe_row.
+ * an array with every column enabled and no weight beat takes the plain copy of pe_row; one
+ * with no valid or switch bit in or out only pe_row_weights.
  * Returns whether the bottom row has vout or psum nonzero (s->bottom_nz, kept if the row is
  * skipped). */
 TT_ALWAYS_INLINE unsigned pe_rows_n(tt_state *s, const tt_cycle *w, unsigned N, unsigned *macs)
@@ -375,6 +395,11 @@ TT_ALWAYS_INLINE unsigned pe_rows_n(tt_state *s, const tt_cycle *w, unsigned N, 
         if (!(all | flags[r] | f1 | f2))
             continue;
         const size_t o = (size_t)r * N;
+        if (!((flags[r] | f1) & (TT_ROW_V | TT_ROW_SW)) && !(f2 & TT_ROW_SW)) {
+            flags[r] = (uint8_t)pe_row_weights(N, sh_ + o, wo_ + o, r ? wo_ + o - N : s->w_d,
+                                               wm, em);
+            continue; /* the bottom row's vout and psum did not change */
+        }
         const int plain = plain_ok && !(f2 & TT_ROW_SW);
         if (plain && flags[r] & TT_ROW_W)
             memset(wo_ + o, 0, N * sizeof *wo_);
