@@ -59,16 +59,19 @@ typedef struct result {
     char *trace;
 } result;
 
-/* mode 0 fast, 1 observed (trace), chunk > 0: fast in budget chunks; vector: the PE rows as
- * vectors (N >= 3) or PE by PE */
+/* mode 0 fast, 1 observed (trace), chunk > 0: fast in budget chunks; vector: 1 the PE rows
+ * as vectors (N >= 3; the AVX2 copy where the host has it), 2 the same without AVX2 (the
+ * baseline copy), 0 PE by PE */
 static void run_v(pb *b, unsigned N, int gating, int vector, int observed, unsigned chunk,
                   result *r)
 {
     char spec[160];
     snprintf(spec, sizeof spec,
              "tinytpu:lanes=%u,ub_words=%u,gating=%d,vector=%d,trace_reads=1,trace_regs=1", N,
-             UBW, gating, vector);
+             UBW, gating, vector != 0);
     npk_machine *m = pb_machine(b, spec);
+    if (vector == 2)
+        tt_state_of(m)->avx2 = 0;
     size_t len = 0;
     FILE *tr = NULL;
     r->trace = NULL;
@@ -138,16 +141,20 @@ int main(void)
             pb b;
             pb_init(&b, N);
             random_program(&b, N, 1000 * (z + 1) + seed);
-            result vec, ref, vec_fast;
+            result vec, ref, vec_fast, base_fast;
             run_v(&b, N, 1, 1, 1, 0, &vec);
             run_v(&b, N, 0, 0, 1, 0, &ref);
             run_v(&b, N, 1, 1, 0, 0, &vec_fast);
+            run_v(&b, N, 1, 2, 0, 0, &base_fast);
             NPK_REPORT(same(&vec, &ref) && vec.trace && ref.trace &&
                            strcmp(vec.trace, ref.trace) == 0,
                        "N = %u, seed %llu: PE rows as vectors differ from PE by PE\n", N,
                        (unsigned long long)seed);
             NPK_REPORT(same(&vec_fast, &ref), "N = %u, seed %llu: fast vector path differs\n",
                        N, (unsigned long long)seed);
+            NPK_REPORT(same(&base_fast, &ref),
+                       "N = %u, seed %llu: fast vector path without AVX2 differs\n", N,
+                       (unsigned long long)seed);
             free(vec.trace), free(ref.trace);
             tt_program_free(&b.p);
         }
