@@ -7,6 +7,7 @@
 #include "num/f32.h"
 #include "num/narrow.h"
 
+#include "num/hostfp.h"
 #include "num/round.h"
 
 #define XSUM_BIAS 300
@@ -221,13 +222,12 @@ static int row_exponents(const uint16_t *a, uint64_t K, int *lo, int *hi)
     return 1;
 }
 
-/* A BF16 value as binary64 (exact). Normal values through the host's float -> double
- * conversion, which is exact; subnormal ones (exponent field 0) in software, so that a host
- * flushing subnormal inputs (DAZ, set by some embedders' fast-math start-up code) cannot
- * change them. */
-static double bf16_to_double(uint16_t h)
+/* A BF16 value as binary64 (exact): through the host's float -> double conversion, which is
+ * exact, when `host` (npk_hostfp_ready(): no DAZ flushing subnormal inputs, as some embedders'
+ * fast-math start-up code sets) or the value is normal; else in software. */
+static inline double bf16_to_double(uint16_t h, int host)
 {
-    if (!(h & 0x7F80)) {
+    if (!host && !(h & 0x7F80)) {
         uint64_t d = npk_f32_to_f64bits(npk_bf16_to_f32(h));
         double x;
         memcpy(&x, &d, sizeof x);
@@ -244,15 +244,18 @@ int npk_xdot_prepare(const uint16_t *a, uint64_t K, double *ad)
     int lo, hi;
     if (!row_exponents(a, K, &lo, &hi) || (hi >= lo && hi - lo > window_span(K)))
         return 0;
+    int host = npk_hostfp_ready();
     for (uint64_t k = 0; k < K; k++)
-        ad[k] = bf16_to_double(a[k]);
+        ad[k] = bf16_to_double(a[k], host);
     return 1;
 }
 
 int npk_xdot_prepare2(const uint16_t *a, uint64_t K, double *hi_part, double *lo_part)
 {
     int lo, hi;
-    if (!row_exponents(a, K, &lo, &hi) || hi < lo)
+    /* the windows' sums are exact in any rounding mode, but combining them (TwoSum) needs the
+     * host in round-to-nearest: else the accumulator */
+    if (!npk_hostfp_ready() || !row_exponents(a, K, &lo, &hi) || hi < lo)
         return 0;
     /* The high window reaches as far down as it can: values with last bit at cut or above;
      * the rest must fit the low window. */
@@ -263,7 +266,7 @@ int npk_xdot_prepare2(const uint16_t *a, uint64_t K, double *hi_part, double *lo
     if (lo_top - lo > window_span(K))
         return 0;
     for (uint64_t k = 0; k < K; k++) {
-        double x = bf16_to_double(a[k]);
+        double x = bf16_to_double(a[k], 1);
         int high = !(a[k] & 0x7FFF) || lsb_exp(a[k]) >= cut;
         hi_part[k] = high ? x : 0.0;
         lo_part[k] = high ? 0.0 : x;
@@ -438,16 +441,17 @@ uint32_t npk_xdot_bf16_bf16(const uint16_t *a, const uint16_t *w, uint64_t K)
         }
     }
     if (!special && (hi < lo || hi - lo <= 53 - 16 - log2_ceil(K))) {
+        int host = npk_hostfp_ready();
         double s0 = -0.0, s1 = -0.0, s2 = -0.0, s3 = -0.0; /* -0: the zero-sign rule above */
         uint64_t k = 0;
         for (; k + 4 <= K; k += 4) {
-            s0 += bf16_to_double(a[k]) * bf16_to_double(w[k]);
-            s1 += bf16_to_double(a[k + 1]) * bf16_to_double(w[k + 1]);
-            s2 += bf16_to_double(a[k + 2]) * bf16_to_double(w[k + 2]);
-            s3 += bf16_to_double(a[k + 3]) * bf16_to_double(w[k + 3]);
+            s0 += bf16_to_double(a[k], host) * bf16_to_double(w[k], host);
+            s1 += bf16_to_double(a[k + 1], host) * bf16_to_double(w[k + 1], host);
+            s2 += bf16_to_double(a[k + 2], host) * bf16_to_double(w[k + 2], host);
+            s3 += bf16_to_double(a[k + 3], host) * bf16_to_double(w[k + 3], host);
         }
         for (; k < K; k++)
-            s0 += bf16_to_double(a[k]) * bf16_to_double(w[k]);
+            s0 += bf16_to_double(a[k], host) * bf16_to_double(w[k], host);
         return xdot_round((s0 + s1) + (s2 + s3));
     }
     npk_xsum xs;

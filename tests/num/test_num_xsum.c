@@ -1,6 +1,7 @@
 /* The exact accumulator (pccx ExactSum): random lists of binary32 values and exact products,
  * with heavy cancellation, against an exact MPFR sum rounded by the MPFR oracle in every
  * mode; the special-value rules of pccx §3.3 by hand. */
+#include <fenv.h>
 #include <stdlib.h>
 
 #include "num/num.h"
@@ -213,6 +214,13 @@ static void test_xdot2(void)
     NPK_CHECK(npk_xdot_prepare2(canc, 3, hi, lo) == 1);
     NPK_CHECK_EQ_U64(npk_xdot_bf16_i4_fast2(hi, lo, canc, w_canc, 3), 0);
     NPK_CHECK_EQ_U64(npk_xdot_bf16_i4_exact(canc, w_canc, 3), 0);
+    /* combining the windows needs the host in round-to-nearest: in another rounding mode the
+     * row takes the accumulator (prepare2 refuses), and the result is the same */
+    fesetround(FE_UPWARD);
+    int refused_up = npk_xdot_prepare2(tie, 4, hi, lo) == 0;
+    fesetround(FE_TONEAREST);
+    NPK_CHECK(refused_up);
+    NPK_CHECK_EQ_U64(npk_xdot_bf16_i4_exact(tie, ones, 4), 0x3F808001);
     /* three clusters 60 binades apart need three windows: refused */
     const uint16_t three[3] = {0x5D80, 0x3F80, 0x2180};
     NPK_CHECK(npk_xdot_prepare2(three, 3, hi, lo) == 0);
