@@ -20,7 +20,8 @@
 # Settings (environment): CAMPAIGN_TARGET executions per harness (default 10000000),
 # CAMPAIGN_CHUNK executions per chunk (default 1000000), CAMPAIGN_JOBS parallel chunks
 # (default: the number of cores), CAMPAIGN_HARNESS names (default all), CAMPAIGN_NICE (19),
-# CAMPAIGN_LEDGER the ledger file.
+# CAMPAIGN_LEDGER the ledger file, CAMPAIGN_MERGE_MAX and CAMPAIGN_MERGE_KIB the most inputs and
+# KiB `merge` adds to a harness's corpus in the tree (default 32 and 128: the smallest first).
 # `run` hands the next chunk to the harness with the fewest executions done or under way,
 # so every harness gets its first million early. Stopping `run` (Ctrl-C, or kill its process
 # group) loses only the chunks under way. Crash inputs go to tests/fuzz/crashes/<harness>/.
@@ -32,6 +33,8 @@ TARGET=${CAMPAIGN_TARGET:-10000000}
 CHUNK=${CAMPAIGN_CHUNK:-1000000}
 JOBS=${CAMPAIGN_JOBS:-$(nproc 2>/dev/null || echo 1)}
 NICE=${CAMPAIGN_NICE:-19}
+MERGE_MAX=${CAMPAIGN_MERGE_MAX:-32}
+MERGE_KIB=${CAMPAIGN_MERGE_KIB:-128}
 ALL=$(sed -n 's/^ALL="\(.*\)/\1/p; s/^ *\([a-z_ ]*\)"$/\1/p' "$SRC/run.sh" | tr '\n' ' ')
 HARNESSES=${CAMPAIGN_HARNESS:-$ALL}
 # by default the harnesses the frozen commit has (later ones are not part of its campaign)
@@ -154,13 +157,28 @@ merge)
     for h in $HARNESSES; do
         [ -d "$DIR/scratch/$h" ] || continue
         before=$(ls "$SRC/corpus/$h" | wc -l)
-        # -merge=1 copies into the first directory the inputs of the others that add coverage
+        # -merge=1 copies into the first directory the inputs of the others that add coverage;
+        # it works on a copy, and only the smallest of the new inputs join the repository's
+        # corpus (at most MERGE_MAX inputs and MERGE_KIB KiB per harness: the corpora in the
+        # tree stay small and `make test` replays them in seconds; the whole grown corpus stays
+        # in the campaign directory)
+        rm -rf "$DIR/scratch/$h.merged"
+        cp -r "$SRC/corpus/$h" "$DIR/scratch/$h.merged"
         (cd "$DIR/scratch" && nice -n "$NICE" "$DIR/tests/fuzz/fuzz_$h" -merge=1 -max_len=65536 \
             -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=4608 \
-            "$SRC/corpus/$h" "$DIR/scratch/$h" >"$DIR/scratch/$h.merge.log" 2>&1) ||
+            "$DIR/scratch/$h.merged" "$DIR/scratch/$h" >"$DIR/scratch/$h.merge.log" 2>&1) ||
             { echo "campaign: merging $h failed, see $DIR/scratch/$h.merge.log" >&2; exit 1; }
+        new=0 kib=0
+        for f in $(cd "$DIR/scratch/$h.merged" && ls -S -r); do
+            [ -e "$SRC/corpus/$h/$f" ] && continue
+            k=$(( ($(wc -c <"$DIR/scratch/$h.merged/$f") + 1023) / 1024 ))
+            [ "$new" -lt "$MERGE_MAX" ] && [ $((kib + k)) -le "$MERGE_KIB" ] || break
+            cp "$DIR/scratch/$h.merged/$f" "$SRC/corpus/$h/$f"
+            new=$((new + 1)) kib=$((kib + k))
+        done
         echo "campaign: $h corpus $before -> $(ls "$SRC/corpus/$h" | wc -l) inputs," \
-            "$(du -sk "$SRC/corpus/$h" | cut -f1) KiB"
+            "$(du -sk "$SRC/corpus/$h" | cut -f1) KiB ($(ls "$DIR/scratch/$h.merged" | wc -l)" \
+            "with every new input that adds coverage)"
     done
     ;;
 *) usage ;;
