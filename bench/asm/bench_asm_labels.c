@@ -103,6 +103,12 @@ static int run(const char *spec, size_t n, double *per_label, double *per_scan)
 int main(int argc, char **argv)
 {
     size_t max = 1000000;
+    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: bench_asm_labels [MAX_LABELS >= 10000]\n\nAssembly time with 10^4 .. "
+               "MAX_LABELS labels (default 10^6) on toy and rvnpu, next\nto one plain pass "
+               "over the same text (docs/performance.md, \"Assembly: time per label\").\n");
+        return 0;
+    }
     if (argc > 1 && (max = strtoul(argv[1], NULL, 10)) < 10000) {
         fprintf(stderr, "usage: bench_asm_labels [MAX_LABELS >= 10000]\n");
         return 2;

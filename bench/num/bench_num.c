@@ -130,6 +130,12 @@ int main(int argc, char **argv)
     double budget = 0.25;
     unsigned i;
     int mismatch = 0;
+    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: bench_num [--quick]\n\nsrc/num's binary32 add, multiply and fused "
+               "multiply-add against the host's native\noperations, on the same operands "
+               "(--quick: shorter samples).\n");
+        return 0;
+    }
     if (argc > 1 && strcmp(argv[1], "--quick") == 0)
         budget = 0.03;
     make_operands();

@@ -113,6 +113,14 @@ int main(int argc, char **argv)
     const char *paths[3] = {BENCH_MLP_ELF, BENCH_MLP_PLAIN_ELF, BENCH_MLP_IMAGES};
     unsigned runs = 5, np = 0;
     for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: bench_mlp [--runs N] [MLP.elf MLP_PLAIN.elf IMAGES.bin]\n\n"
+                   "Host time per inference of the int8 Fashion-MNIST MLP firmware "
+                   "(examples/rvnpu/mlp),\nNPU build against the plain RV32IM build, best of N "
+                   "passes (default 5) over the\nimages (default: the build's firmware and "
+                   "models/mlp/demo_images.bin).\n");
+            return 0;
+        }
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
             runs = (unsigned)atoi(argv[++i]);
         } else if (argv[i][0] != '-' && np < 3) {
