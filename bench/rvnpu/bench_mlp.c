@@ -17,6 +17,7 @@
 
 #include "npukit/npukit.h"
 #include "bench_machine.h"
+#include "bench_run.h"
 
 #ifndef BENCH_MLP_ELF
 #define BENCH_MLP_ELF ""
@@ -33,28 +34,13 @@ enum { PIXELS = 784 };
 
 static double cpu_s(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    return clock_s(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 static unsigned char *slurp(const char *path, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    unsigned char *buf = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long n = ftell(f);
-        if (n > 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n)) &&
-            fread(buf, 1, (size_t)n, f) != (size_t)n) {
-            free(buf);
-            buf = NULL;
-        }
-        *size = n > 0 ? (size_t)n : 0;
-    }
-    fclose(f);
-    return buf;
+    unsigned char *data = NULL;
+    return read_file(path, &data, size) == 0 ? data : NULL;
 }
 
 typedef struct build {

@@ -216,20 +216,6 @@ typedef struct rvnpu_stream {
     int write;
 } rvnpu_stream;
 
-static int rvnpu_in_ram(const rvnpu_bus *b, uint32_t a, unsigned size)
-{
-    return b->ram && a >= b->ram_base && (uint64_t)(a - b->ram_base) + size <= b->ram_size;
-}
-
-/* The RAM bytes of n 4-byte elements at a when they all lie in RAM without wrapping, else
- * NULL: the element loops then read the array directly (the same bytes rvnpu_ld reads). */
-static const uint8_t *rvnpu_ram_words(const rvnpu_bus *b, uint32_t a, uint32_t n)
-{
-    if (!b->ram || a < b->ram_base || (uint64_t)(a - b->ram_base) + 4 * (uint64_t)n > b->ram_size)
-        return NULL;
-    return b->ram + (a - b->ram_base);
-}
-
 /* Index of the first element of stream s (of n) whose access is unmapped, or n. Runs of
  * elements inside RAM are skipped arithmetically, so huge in-RAM counts cost nothing. */
 static uint32_t rvnpu_first_fault(const rvnpu_bus *b, const rvnpu_stream *s, uint32_t n)
@@ -237,7 +223,7 @@ static uint32_t rvnpu_first_fault(const rvnpu_bus *b, const rvnpu_stream *s, uin
     uint32_t i = 0;
     while (i < n) {
         uint32_t a = (uint32_t)(s->base + (uint64_t)i * s->size);
-        if (rvnpu_in_ram(b, a, s->size)) {
+        if (rvnpu_ram_span(b, a, s->size)) {
             uint64_t left = ((uint64_t)b->ram_base + b->ram_size - a) / s->size;
             i = left >= (uint64_t)(n - i) ? n : i + (uint32_t)left;
         } else if (!b->mapped(b->ctx, a, s->size)) {
@@ -277,15 +263,6 @@ static int rvnpu_check(const rvnpu_bus *b, const rvnpu_stream *s, int ns, uint32
                  (unsigned)n);
     }
     return 1;
-}
-
-/* The bytes of the array [a, a + bytes) when it lies wholly in RAM (so that an instruction's
- * elements can be read there directly, with no per-element check), else NULL. */
-static uint8_t *rvnpu_ram_span(const rvnpu_bus *b, uint32_t a, uint64_t bytes)
-{
-    if (!b->ram || a < b->ram_base || (uint64_t)(a - b->ram_base) + bytes > b->ram_size)
-        return NULL;
-    return b->ram + (a - b->ram_base);
 }
 
 /* The same for an array the instruction writes: only when the bus lets RAM be written
@@ -339,12 +316,9 @@ int64_t rvnpu_dot_i8(const uint8_t *a, const uint8_t *b, uint32_t n)
 
 static uint32_t rvnpu_ld(const rvnpu_bus *b, uint32_t a, unsigned size)
 {
-    if (rvnpu_in_ram(b, a, size)) {
-        const uint8_t *p = b->ram + (a - b->ram_base);
-        if (size == 1)
-            return p[0];
-        return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-    }
+    const uint8_t *p = rvnpu_ram_span(b, a, size);
+    if (p)
+        return size == 1 ? p[0] : get_le32(p);
     return b->load(b->ctx, a, size);
 }
 
@@ -387,8 +361,6 @@ int rvnpu_npu_exec(rvnpu_npu *n, rvnpu_op op, uint32_t w, uint32_t x[32], uint32
 
     if (!rvnpu_is_npu_op(op))
         return rvnpu_not_npu(trap, w);
-    if (rvnpu_npu_quick(n, op, w, x, rev2, bus, elements))
-        return 0;
     if (rvnpu_npu_rows[op].fp)
         e = rvnpu_fenv();
     row = &rvnpu_npu_rows[op];
@@ -403,6 +375,8 @@ int rvnpu_npu_exec(rvnpu_npu *n, rvnpu_op op, uint32_t w, uint32_t x[32], uint32
                  row->mnemonic);
         return rvnpu_illegal(trap, w);
     }
+    if (rvnpu_npu_quick(n, op, w, x, rev2, bus, elements))
+        return 0;
     if (row->count == RVNPU_NPU_CNT_RD)
         cnt = xd;
     else if (row->count == RVNPU_NPU_CNT_RS2)
@@ -573,7 +547,7 @@ int rvnpu_npu_exec(rvnpu_npu *n, rvnpu_op op, uint32_t w, uint32_t x[32], uint32
         break;
     case RVNPU_OP_NPU_FVMAC: {
         int host = npk_hostfp_ready();
-        const uint8_t *pa = rvnpu_ram_words(bus, x1, cnt), *pb = rvnpu_ram_words(bus, x2, cnt);
+        const uint8_t *pa = rvnpu_ram_span(bus, x1, 4 * (uint64_t)cnt), *pb = rvnpu_ram_span(bus, x2, 4 * (uint64_t)cnt);
         if (host && pa && pb) {
             n->facc = npk_hostfp_f64_dot_f32(n->facc, pa, pb, cnt);
             break;
@@ -609,7 +583,7 @@ int rvnpu_npu_exec(rvnpu_npu *n, rvnpu_op op, uint32_t w, uint32_t x[32], uint32
     }
     case RVNPU_OP_NPU_FVREDUCE: {
         uint64_t t = 0;
-        const uint8_t *pa = rvnpu_ram_words(bus, x1, cnt);
+        const uint8_t *pa = rvnpu_ram_span(bus, x1, 4 * (uint64_t)cnt);
         if (npk_hostfp_ready() && pa)
             t = npk_hostfp_f64_sum_f32(t, pa, cnt);
         else

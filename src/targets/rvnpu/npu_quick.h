@@ -3,10 +3,13 @@
  * no memory) and a VMAC whose two arrays lie wholly in RAM (§5.1, no fault possible). This is
  * their one definition: rvnpu_npu_exec() tries it first, and the core's fast loop (exec.c)
  * calls it inline, without a call per instruction. Anything else returns 0 and takes the
- * general path, which then does everything (checks, traps, the bus). */
+ * general path, which then does everything (checks, traps, the bus). The revision rules come
+ * first: rvnpu_npu_exec() checks them before calling this, and the fast loop only runs words
+ * the decoder accepted for the running revision (isa.def's rev column, rvnpu_decode). */
 #ifndef RVNPU_NPU_QUICK_H
 #define RVNPU_NPU_QUICK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "num/fixed.h"
@@ -19,6 +22,15 @@ int64_t rvnpu_dot_i8(const uint8_t *a, const uint8_t *b, uint32_t n);
 /* The operations below, for the fast loop's handler table. */
 #define RVNPU_NPU_QUICK_OPS(X)                                                                \
     X(NPU_MACC) X(NPU_VMAC) X(NPU_RELU) X(NPU_QMUL) X(NPU_CLAMP) X(NPU_RSTACC)
+
+/* The bytes of the array [a, a + bytes) when it lies wholly in RAM (so that an instruction's
+ * elements can be accessed there directly, with no per-element check), else NULL. */
+static inline uint8_t *rvnpu_ram_span(const rvnpu_bus *b, uint32_t a, uint64_t bytes)
+{
+    if (!b->ram || a < b->ram_base || (uint64_t)(a - b->ram_base) + bytes > b->ram_size)
+        return NULL;
+    return b->ram + (a - b->ram_base);
+}
 
 /* Execute op (word w) if it is one of the above: 1 and *elements set, else 0 with nothing
  * changed. x[0] reads as 0 and is never written. */
@@ -34,14 +46,11 @@ static inline int rvnpu_npu_quick(rvnpu_npu *n, rvnpu_op op, uint32_t w, uint32_
         return 1;
     case RVNPU_OP_NPU_VMAC: {
         uint32_t cnt = rd ? x[rd] : 0;
-        if ((rev2 && cnt > 256) || !bus->ram) /* §7.3's limit (1-byte elements): a trap */
-            return 0;
-        uint64_t o1 = (uint64_t)x1 - bus->ram_base, o2 = (uint64_t)x2 - bus->ram_base;
-        if (x1 < bus->ram_base || x2 < bus->ram_base || o1 + cnt > bus->ram_size ||
-            o2 + cnt > bus->ram_size)
+        const uint8_t *pa = rvnpu_ram_span(bus, x1, cnt), *pb = rvnpu_ram_span(bus, x2, cnt);
+        if ((rev2 && cnt > 256) || !pa || !pb) /* §7.3's limit (1-byte elements): a trap */
             return 0;
         /* acc wraps mod 2^64: adding the exact sum once is the same as element by element */
-        n->acc += (uint64_t)rvnpu_dot_i8(bus->ram + o1, bus->ram + o2, cnt);
+        n->acc += (uint64_t)rvnpu_dot_i8(pa, pb, cnt);
         *elements = cnt;
         return 1;
     }
