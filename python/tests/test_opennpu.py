@@ -70,6 +70,12 @@ def test_errors_name_the_problem():
         opennpu.gemm(np.zeros((2, 3)), np.zeros((4, 2)))
     with pytest.raises(ValueError, match="not int8"):
         opennpu.gemm(np.full((2, 2), 200), np.zeros((2, 2)))
+    # the binding itself checks the byte counts of A and B against the shape
+    from npukit import _core
+    with pytest.raises(ValueError, match=r"packs A of 2 x 2 and B of 2 x 2"):
+        _core.opennpu_gemm(2, 2, 2, 8, 32, 0, b"\0" * 3, b"\0" * 4)
+    with pytest.raises(ValueError, match=r"packs A"):
+        _core.opennpu_gemm(2, 2, 2, 8, 32, 0, b"\0" * 4)
     p = opennpu.gemm_plan(2, 2, 2)
     with pytest.raises(ValueError, match=r"A is \(2, 3\)"):
         p.pack(np.zeros((2, 3)), np.zeros((2, 2)))
