@@ -12,9 +12,9 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/npk-stats.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 for elf in "$@"; do
-    timeout 120 "$npukit" run --stats=json --stats-output "$tmp/lean.json" "$elf" >/dev/null 2>&1
-    timeout 120 "$npukit" run --stats=json --stats-output "$tmp/full.json" --trace=/dev/null "$elf" \
-        >/dev/null 2>&1
+    run="timeout 120 $npukit run --stats=json --stats-output"
+    $run "$tmp/lean.json" "$elf" >/dev/null 2>&1
+    $run "$tmp/full.json" --trace=/dev/null "$elf" >/dev/null 2>&1
     if [ ! -s "$tmp/lean.json" ] || ! grep -q '"cycles"' "$tmp/lean.json"; then
         echo "FAIL: $elf: no statistics"
         fail=1
