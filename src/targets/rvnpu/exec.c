@@ -499,231 +499,9 @@ static int run_steps(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *don
 }
 
 #if defined(__GNUC__)
-/* The fast loop: no observers. Threaded dispatch (GNU C labels as values): every handler of
- * exec_ops.h ends in its own indirect jump to the next instruction's handler, found through
- * the decode cache entry's h (0: not decoded yet). Straight-line code walks the cache entries
- * in order (d + 1) and dispatches through `seq`, which knows the operand-forwarding variants
- * (see H_VAR); jumps, and re-entry after the slow path, dispatch through `jmp`, which maps
- * every variant to its plain handler. pc is derived from d when needed. Retired instructions
- * are counted down in a register and written back to s->retired only when the loop leaves or
- * calls out. Whatever a handler cannot finish (device or out-of-range access, a store to a
- * code or tohost page, a jump out of RAM or misaligned, a reserved rounding mode) and every
- * instruction not in exec_ops.h goes to slow_step(), which runs it again from the start
- * through exec_one(). */
-static int run_fast(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *done, npk_stop *stop)
-{
-    if (max && max < 256) /* not worth setting up the tables */
-        return run_steps(m, s, max, done, stop);
-    const void *seq[H_COUNT], *jmp[H_COUNT];
-    for (unsigned i = 0; i < H_COUNT; i++)
-        seq[i] = jmp[i] = &&slow;
-    seq[0] = jmp[0] = &&undecoded;
-#define RVOP(name, ...)                                                                       \
-    jmp[1 + RVNPU_OP_##name] = jmp[1 + RVNPU_OP_##name + H_VAR] =                             \
-        jmp[1 + RVNPU_OP_##name + 2 * H_VAR] = seq[1 + RVNPU_OP_##name] = &&op_##name;        \
-    seq[1 + RVNPU_OP_##name + H_VAR] = &&op1_##name;                                          \
-    seq[1 + RVNPU_OP_##name + 2 * H_VAR] = &&op2_##name;
-#include "targets/rvnpu/exec_ops.h"
-#undef RVOP
-    /* NPU instructions: rvnpu_npu_exec() (their one definition) called from here, without the
-     * slow path's fetch and dispatch; a trap (nothing changed) goes to slow_step() */
-    for (unsigned op = 0; op < RVNPU_N_OPS; op++)
-        if (rvnpu_insns[op].cls == RVNPU_CLASS_NPU || rvnpu_insns[op].cls == RVNPU_CLASS_FNPU)
-            for (unsigned v = 0; v < 3; v++)
-                seq[1 + op + v * H_VAR] = jmp[1 + op + v * H_VAR] = &&npu;
-    /* ... and the ones rvnpu_npu_quick() finishes, each with its own handler (the op a
-     * constant there, so the compiler keeps just that case) */
-#define NPUQ_TABLE(name)                                                                      \
-    for (unsigned v = 0; v < 3; v++)                                                          \
-        seq[1 + RVNPU_OP_##name + v * H_VAR] = jmp[1 + RVNPU_OP_##name + v * H_VAR] =         \
-            &&npuq_##name;
-    RVNPU_NPU_QUICK_OPS(NPUQ_TABLE)
-#undef NPUQ_TABLE
-
-    rvnpu_decoded *const dc = s->dcache;
-    uint8_t *const ram = s->ram;
-    const uint8_t *const cp = s->code_pages;
-    /* one bound for every access width: the last 3 bytes of RAM go the slow way */
-    const uint32_t ram_size = s->ram_size, nwords = ram_size / 4, ram_lim = ram_size - 4;
-    const uint64_t ret0 = s->retired, lim = max ? max : UINT64_MAX;
-    uint64_t left = lim; /* retired in this call: lim - left */
-    uint32_t *const x = s->x;
-    uint32_t last = 0; /* the value the last handler wrote to x[] */
-    const rvnpu_decoded *d;
-    int r, stopped = 0;
-
-#undef A
-#undef B
-#undef WX
-#define A x[d->rs1]
-#define B x[d->rs2]
-#define WX(v) (x[d->rd] = last = (v))
-#define PC (RVNPU_RAM_BASE + 4 * (uint32_t)(d - dc))
-#define DISPATCH(table)                                                                       \
-    do {                                                                                      \
-        if (__builtin_expect(--left == 0, 0))                                                 \
-            goto out_pc;                                                                      \
-        goto *table[d->h];                                                                    \
-    } while (0)
-#define JCHECK(t)                                                                             \
-    if (((t)&3) | ((t)-RVNPU_RAM_BASE >= ram_size))                                           \
-    goto slow
-#define JUMP(t)                                                                               \
-    do {                                                                                      \
-        d = dc + (((t)-RVNPU_RAM_BASE) >> 2);                                                 \
-        DISPATCH(jmp);                                                                        \
-    } while (0)
-/* relative targets: checked at decode (decode_into), a word index here */
-#define JREL_CHECK(o) ((void)0)
-/* o is a multiple of 4 (else decode_into made the entry H_SLOW): o / 4 entries ahead is
- * o * (sizeof *d / 4) bytes, one scaled add */
-#define JUMP_REL(o)                                                                           \
-    do {                                                                                      \
-        d = (const rvnpu_decoded *)((const char *)d +                                         \
-                                    (ptrdiff_t)(o) * (ptrdiff_t)(sizeof *d / 4));             \
-        DISPATCH(jmp);                                                                        \
-    } while (0)
-#define FP_RM(rm)                                                                             \
-    if (((rm) = fp_rm(s, d)) < 0)                                                             \
-    goto slow
-#define LOAD(v, n, ext)                                                                       \
-    do {                                                                                      \
-        uint32_t off_ = A + (uint32_t)IMM - RVNPU_RAM_BASE;                                   \
-        if (off_ > ram_lim)                                                                   \
-            goto slow;                                                                        \
-        (v) = EXTEND(ram_get(ram + off_, (n)), (n), (ext));                                   \
-    } while (0)
-#define STORE(n, v)                                                                           \
-    do {                                                                                      \
-        uint32_t off_ = A + (uint32_t)IMM - RVNPU_RAM_BASE;                                   \
-        if (off_ > ram_lim || (cp[off_ / RVNPU_PAGE] | cp[(off_ + (n)-1) / RVNPU_PAGE]))      \
-            goto slow;                                                                        \
-        ram_put(ram + off_, (v), (n));                                                        \
-    } while (0)
-
-    {
-        uint32_t off = s->pc - RVNPU_RAM_BASE;
-        if (off >= ram_size || (off & 3))
-            goto slow_pc;
-        d = dc + (off >> 2);
-        goto *jmp[d->h];
-    }
-
-    /* the plain handlers */
-#define RVOP(name, ...)                                                                       \
-    op_##name : {__VA_ARGS__} d++;                                                            \
-    DISPATCH(seq);
-#include "targets/rvnpu/exec_ops.h"
-#undef RVOP
-#undef A
-#undef B
-
-    /* variant 1: rs1 is the previous instruction's result */
-#define A last
-#define B x[d->rs2]
-#define RVOP(name, ...)                                                                       \
-    op1_##name : {__VA_ARGS__} d++;                                                           \
-    DISPATCH(seq);
-#include "targets/rvnpu/exec_ops.h"
-#undef RVOP
-#undef A
-#undef B
-
-    /* variant 2: rs2 is */
-#define A x[d->rs1]
-#define B last
-#define RVOP(name, ...)                                                                       \
-    op2_##name : {__VA_ARGS__} d++;                                                           \
-    DISPATCH(seq);
-#include "targets/rvnpu/exec_ops.h"
-#undef RVOP
-#undef A
-#undef B
-
-npu : {
-    uint32_t pc_ = PC, el_, w_ = ram_get(ram + (pc_ - RVNPU_RAM_BASE), 4);
-    rvnpu_npu_trap t_;
-    if (!rvnpu_npu_quick(&s->npu, (rvnpu_op)d->op, w_, x, s->rev2, &s->bus, &el_) &&
-        rvnpu_npu_exec(&s->npu, (rvnpu_op)d->op, w_, x, s->f, s->rev2, &s->bus, &el_, &t_))
-        goto slow;
-    x[0] = 0;
-    last = x[d->rd]; /* the next word's variant may take rd from `last` (decode_into) */
-    d++;
-    if (__builtin_expect(s->tohost_hit, 0)) { /* it stored to the tohost word (§11.8) */
-        left--;
-        s->pc = PC;
-        s->retired = ret0 + (lim - left);
-        if (check_tohost(m, s, stop, pc_)) {
-            stopped = 1;
-            goto out;
-        }
-        if (left == 0)
-            goto out;
-        goto *jmp[d->h];
-    }
-    DISPATCH(seq);
-}
-
-#define NPUQ_HANDLER(name)                                                                    \
-    npuq_##name : {                                                                           \
-        uint32_t el_, w_ = ram_get(ram + (PC - RVNPU_RAM_BASE), 4);                           \
-        if (!rvnpu_npu_quick(&s->npu, RVNPU_OP_##name, w_, x, s->rev2, &s->bus, &el_))       \
-            goto npu;                                                                         \
-        last = x[d->rd];                                                                      \
-        d++;                                                                                  \
-        DISPATCH(seq);                                                                        \
-    }
-    RVNPU_NPU_QUICK_OPS(NPUQ_HANDLER)
-#undef NPUQ_HANDLER
-
-undecoded:
-    if ((uint32_t)(d - dc) >= nwords) { /* ran off the end of RAM */
-        s->pc = PC;
-        goto slow_pc;
-    }
-    decode_into(s, (rvnpu_decoded *)d, (uint32_t)(d - dc));
-    goto *jmp[d->h]; /* arrived in sequence or not: `last` may not be this one's operand */
-
-slow:
-    s->pc = PC;
-slow_pc:
-    s->retired = ret0 + (lim - left);
-    r = slow_step(m, s, stop);
-    left = lim - (s->retired - ret0);
-    if (r == RETIRED_STOP || r == FAULTED) {
-        stopped = 1;
-        goto out;
-    }
-    if (left == 0)
-        goto out;
-    {
-        uint32_t off = s->pc - RVNPU_RAM_BASE;
-        if (off >= ram_size || (off & 3))
-            goto slow_pc; /* the fetch traps */
-        d = dc + (off >> 2);
-        goto *jmp[d->h];
-    }
-
-out_pc:
-    s->pc = PC;
-out:
-    s->retired = ret0 + (lim - left);
-    *done = lim - left;
-    return stopped;
-#undef PC
-#undef DISPATCH
-#undef JCHECK
-#undef JUMP
-#undef JREL_CHECK
-#undef JUMP_REL
-#undef FP_RM
-#undef LOAD
-#undef STORE
-#undef WX
-#define A s->x[d->rs1]
-#define B s->x[d->rs2]
-#define WX(v) (s->x[d->rd] = (v))
-}
+#define RVNPU_FL_NAME run_fast
+#define RVNPU_FL_STATS 0
+#include "targets/rvnpu/fast_loop.h"
 #else
 /* Without labels as values: the same semantics through exec_one()'s switch. */
 static int run_fast(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *done, npk_stop *stop)
@@ -1116,6 +894,18 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
 }
 
 #if defined(__GNUC__)
+#define RVNPU_FL_NAME run_stats
+#define RVNPU_FL_STATS 1
+#include "targets/rvnpu/fast_loop.h"
+#else
+static int run_stats(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *done,
+                     npk_stop *stop)
+{
+    return run_observed(m, s, max, done, stop);
+}
+#endif
+
+#if defined(__GNUC__)
 /* The recording loop (docs/commit-log.md, "Cost"): the threaded loop once more, for a run
  * whose only per-instruction observer is the commit record (npk_obs_records_only). Each
  * handler of exec_ops.h notes its effects as it makes them - WX/WF the destination register,
@@ -1128,11 +918,8 @@ static int run_observed(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *
  * run_observed() for one instruction, with its snapshot-and-compare record. The machine is
  * up to date at every callback (pc, x[], minstret), and the next instruction is found from
  * s->pc afterwards, so no operand-forwarding variants. tests/targets/rvnpu/test_record.c
- * checks the records against the observed loop's, byte for byte.
- * With statistics as the only observer (npk_obs_stats_only: `npukit run --stats`) it runs
- * without a sink (c NULL), making no records: the threaded loop with the timing model and the
- * statistics, about 1.6x the observed loop's speed (tests/targets/rvnpu/stats_lean.sh compares
- * the two, docs/performance.md). */
+ * checks the records against the observed loop's, byte for byte. (Statistics alone have
+ * a loop of their own, run_stats: fast_loop.h.) */
 #if !defined(__clang__)
 /* the branches of the shared tail join at labels: -falign-labels=64 (CMakeLists.txt, for
  * the fast loop's handlers) would pad them with executed no-ops */
@@ -1142,8 +929,8 @@ static int run_record(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *do
                       npk_stop *stop)
 {
     npk_obs *const o = npk_observers(m);
-    npk_commit_sink *const c = o->commit; /* NULL: statistics alone */
-    if ((max && max < 256) || (c && npk_commit_reserve(c, 2, 4) != 0))
+    npk_commit_sink *const c = o->commit;
+    if ((max && max < 256) || npk_commit_reserve(c, 2, 4) != 0)
         return run_observed(m, s, max, done, stop);
     const void *jmp[H_COUNT];
     for (unsigned i = 0; i < H_COUNT; i++)
@@ -1241,10 +1028,8 @@ static int run_record(npk_machine *m, rvnpu_state *s, uint64_t max, uint64_t *do
         sn = (n);                                                                             \
     } while (0)
 
-    if (c) {
-        c->rec.word = c->word, c->rec.word_bytes = 4, c->rec.retired = 1;
-        c->rec.effects = c->eff;
-    }
+    c->rec.word = c->word, c->rec.word_bytes = 4, c->rec.retired = 1;
+    c->rec.effects = c->eff;
     goto moved;
 
 #define RVOP(name, ...)                                                                       \
@@ -1269,43 +1054,41 @@ commit: {
     s->retired++;
     uint32_t pc = PC;
     s->pc = npc;
-    if (c) {
-        /* the record commit_after() would make: the register, fflags, the store (the fields
-         * every such record shares are set on entry and after the slow path) */
-        npk_effect *e = c->eff;
-        size_t n = 0;
-        c->rec.pc = pc;
-        memcpy(c->word, ram + (pc - RVNPU_RAM_BASE), 4);
-        if (wn) {
-            if (e0 != E0_REG)
-                e[0] = (npk_effect){NPK_EFFECT_REG, NULL, 32, 0, 0, 0, NULL}, e0 = E0_REG;
-            e[0].name = wn;
-            e[0].value = wv;
-            n = 1;
-        } else if (sn) {
-            ram_put(c->bytes, sv, 4); /* the first sn bytes are the store's */
-            if (e0 != E0_MEM)
-                e[0] = (npk_effect){NPK_EFFECT_MEM, "bus", 0, 0, 0, 0, c->bytes}, e0 = E0_MEM;
-            e[0].addr = sa;
-            e[0].size = sn;
-            e[0].value = sn == 4 ? sv : sv & ((1u << (8 * sn)) - 1);
-            n = 1;
-        }
-        if (fl) {
-            e[n] = (npk_effect){NPK_EFFECT_REG, commit_csrs[0].name, 32, 0, 0, s->fflags, NULL};
-            e0 = n ? e0 : E0_NONE;
-            n++;
-        }
-        c->rec.seq = ++c->seq;
-        c->rec.cycle = start;
-        c->rec.n_effects = n;
-        if (c->log)
-            npk_commit_print(m, &c->rec, c->fmt, c->log);
-        if (c->fn) { /* as npk_commit_deliver: the callback may unset itself */
-            c->delivering = 1;
-            c->fn(m, &c->rec, c->ctx);
-            c->delivering = 0;
-        }
+    /* the record commit_after() would make: the register, fflags, the store (the fields
+     * every such record shares are set on entry and after the slow path) */
+    npk_effect *e = c->eff;
+    size_t n = 0;
+    c->rec.pc = pc;
+    memcpy(c->word, ram + (pc - RVNPU_RAM_BASE), 4);
+    if (wn) {
+        if (e0 != E0_REG)
+            e[0] = (npk_effect){NPK_EFFECT_REG, NULL, 32, 0, 0, 0, NULL}, e0 = E0_REG;
+        e[0].name = wn;
+        e[0].value = wv;
+        n = 1;
+    } else if (sn) {
+        ram_put(c->bytes, sv, 4); /* the first sn bytes are the store's */
+        if (e0 != E0_MEM)
+            e[0] = (npk_effect){NPK_EFFECT_MEM, "bus", 0, 0, 0, 0, c->bytes}, e0 = E0_MEM;
+        e[0].addr = sa;
+        e[0].size = sn;
+        e[0].value = sn == 4 ? sv : sv & ((1u << (8 * sn)) - 1);
+        n = 1;
+    }
+    if (fl) {
+        e[n] = (npk_effect){NPK_EFFECT_REG, commit_csrs[0].name, 32, 0, 0, s->fflags, NULL};
+        e0 = n ? e0 : E0_NONE;
+        n++;
+    }
+    c->rec.seq = ++c->seq;
+    c->rec.cycle = start;
+    c->rec.n_effects = n;
+    if (c->log)
+        npk_commit_print(m, &c->rec, c->fmt, c->log);
+    if (c->fn) { /* as npk_commit_deliver: the callback may unset itself */
+        c->delivering = 1;
+        c->fn(m, &c->rec, c->ctx);
+        c->delivering = 0;
     }
     /* npk_obs_retire() without trace and timeline; the latest cycle always, for the cycle
      * of a trap's record */
@@ -1343,10 +1126,8 @@ slow_pc : {
     left -= k;
     if (stopped || left == 0)
         goto out;
-    if (c) {
-        c->rec.word = c->word, c->rec.word_bytes = 4, c->rec.retired = 1;
-        c->rec.effects = c->eff; /* it may have grown */
-    }
+    c->rec.word = c->word, c->rec.word_bytes = 4, c->rec.retired = 1;
+    c->rec.effects = c->eff; /* it may have grown */
 }
 moved : {
     uint32_t off = s->pc - RVNPU_RAM_BASE;
@@ -1435,10 +1216,10 @@ npk_status rvnpu_run(npk_machine *m, void *state, uint64_t max_insns, npk_stop *
         watch_tohost(m, s);
     uint64_t done = 0;
     npk_obs *o = npk_observers(m);
-    int stopped = !npk_obs_active(o) ? run_fast(m, s, max_insns, &done, stop)
-                  : npk_obs_records_only(o) || npk_obs_stats_only(o)
-                      ? run_record(m, s, max_insns, &done, stop)
-                      : run_observed(m, s, max_insns, &done, stop);
+    int stopped = !npk_obs_active(o)        ? run_fast(m, s, max_insns, &done, stop)
+                  : npk_obs_stats_only(o)   ? run_stats(m, s, max_insns, &done, stop)
+                  : npk_obs_records_only(o) ? run_record(m, s, max_insns, &done, stop)
+                                            : run_observed(m, s, max_insns, &done, stop);
     if (!stopped && stop->reason == NPK_STOP_NONE && max_insns && done >= max_insns) {
         char where[256];
         describe(s, s->pc, where, sizeof where);

@@ -151,8 +151,9 @@ typedef struct rvnpu_state {
     uint32_t tohost;
     int host_fd[RVNPU_MAX_FILES];    /* guest fd 3+i -> host fd, -1 free */
     int guest_wrote;                 /* the UART or write(1|2) wrote since the last flush */
-    /* timing model state (observed runs only) */
-    uint64_t next_issue, ready[64];
+    /* timing model state (observed runs only): ready[0..63] the registers' (f registers at
+     * 32 + n); the rest stay 0 (exec.c's statistics loop reads RVNPU_NOREG's slot) */
+    uint64_t next_issue, ready[256];
     /* per op, computed once at creation for the observed loop: timing unit, and whether a
      * memory access writes (stores) */
     uint8_t unit_of[RVNPU_N_OPS + 1], is_store[RVNPU_N_OPS + 1];

@@ -57,7 +57,7 @@ npk_status rvnpu_snap_save(npk_machine *m, void *state, npk_snap_writer *w)
 
     npk_snap_begin(w, "TIME");
     npk_snap_u64(w, s->next_issue);
-    for (size_t i = 0; i < sizeof s->ready / sizeof s->ready[0]; i++)
+    for (size_t i = 0; i < 64; i++) /* the registers' (the rest stay 0) */
         npk_snap_u64(w, s->ready[i]);
     npk_snap_end(w);
     return NPK_OK;
