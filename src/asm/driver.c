@@ -426,12 +426,14 @@ static int emit(npk_asm *a, const uint8_t *bytes, uint8_t fill, uint64_t n)
         return -1;
     }
     size_t off = (size_t)(addr - s->base);
-    for (size_t i = 0; i < n; i++)
-        if (s->written[off + i]) {
-            advance(s, n);
-            return npk_asm_error(a, NULL, 0, "output overlaps earlier output at 0x%" PRIx64,
-                                 addr + i);
-        }
+    /* written[] holds 0 or 1: the first byte already written, in one library scan (a large
+     * .align, .zero or .fill is one call) */
+    const uint8_t *hit = memchr(s->written + off, 1, (size_t)n);
+    if (hit) {
+        advance(s, n);
+        return npk_asm_error(a, NULL, 0, "output overlaps earlier output at 0x%" PRIx64,
+                             addr + (uint64_t)(hit - (s->written + off)));
+    }
     if (bytes)
         memcpy(s->data + off, bytes, (size_t)n);
     else

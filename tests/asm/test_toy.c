@@ -435,6 +435,8 @@ static void test_diagnostics(void)
     CHECK_DIAG(".org 0x2000000", "t.s:1:1: error: address 0x2000000 is outside 'mem' (0x0..0xffffff)");
     CHECK_DIAG(".space 0x1000001", "t.s:1:1: error: address 0x1000000 is outside 'mem'");
     CHECK_DIAG(".word 1\n.org 0\n.word 2", "t.s:3:1: error: output overlaps earlier output at 0x0");
+    /* the first byte already written inside a fill, not its start */
+    CHECK_DIAG(".org 6\n.byte 1\n.org 0\n.zero 16", "t.s:4:1: error: output overlaps earlier output at 0x6");
     CHECK_DIAG(".byte 1\nnop", "t.s:2:1: error: instruction at unaligned address 0x1 (use .align 4)");
     CHECK_DIAG(".bogus 1", "t.s:1:1: error: unknown directive '.bogus'");
     CHECK_DIAG("halt\n  .target toy", "t.s:2:3: error: '.target' must come before everything else");
