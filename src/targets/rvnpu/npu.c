@@ -10,6 +10,11 @@
 
 #include "num/num.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define RVNPU_DOT_X86 1 /* rvnpu_dot_i8's AVX2 kernel */
+#include <immintrin.h>
+#endif
+
 /* ---- what isa.def says about each instruction ------------------------------------------- */
 
 /* Tokens of isa.def's rev and count columns, turned into values by token pasting. */
@@ -285,33 +290,94 @@ static void put_le32(uint8_t *p, uint32_t v)
 
 /* npu_quick.h: int32 partial sums over blocks of 2^16 products (at most 2^16 * 2^14 = 2^30 in
  * magnitude), which the compiler turns into vector multiply-adds, added into an int64. */
-#define RVNPU_DOT_I8_BODY                                                                     \
-    int64_t sum = 0;                                                                          \
-    for (uint32_t i = 0; i < n;) {                                                            \
-        uint32_t end = n - i > 65536 ? i + 65536 : n;                                         \
-        int32_t part = 0;                                                                     \
-        for (; i < end; i++)                                                                  \
-            part += (int32_t)(int8_t)a[i] * (int8_t)b[i];                                     \
-        sum += part;                                                                          \
-    }                                                                                         \
+static int64_t dot_i8_plain(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < n;) {
+        uint32_t end = n - i > 65536 ? i + 65536 : n;
+        int32_t part = 0;
+        for (; i < end; i++)
+            part += (int32_t)(int8_t)a[i] * (int8_t)b[i];
+        sum += part;
+    }
     return sum;
+}
 
-#if defined(__x86_64__) && defined(__GNUC__)
-/* The same loop compiled for AVX2: about 1.5x faster on 64-element rows. */
+#ifdef RVNPU_DOT_X86
+/* the sum of the eight int32 lanes of v, in int64 (no lane sum can wrap) */
+__attribute__((target("avx2"))) static int64_t sum_i32x8(__m256i v)
+{
+    __m256i w = _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(v)),
+                                 _mm256_cvtepi32_epi64(_mm256_extracti128_si256(v, 1)));
+    __m128i h = _mm_add_epi64(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+    return _mm_cvtsi128_si64(h) + _mm_extract_epi64(h, 1);
+}
+
+/* 16 int8 from p, sign-extended to 16 int16 */
+__attribute__((target("avx2"))) static __m256i load_i8x16(const uint8_t *p)
+{
+    return _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)p));
+}
+
+/* AVX2: the int8 pairs sign-extended to int16, vpmaddwd multiplies 16 pairs and adds adjacent
+ * products into 8 int32 lanes, two independent chains of lanes over 32 pairs a step. Exact:
+ * a product is at most 2^14 in magnitude, a vpmaddwd lane at most 2^15, and a chain's lane adds
+ * at most 4096 of those per block (2^27) before the block's lanes are summed in int64. */
 __attribute__((target("avx2"))) static int64_t dot_i8_avx2(const uint8_t *a, const uint8_t *b,
                                                            uint32_t n)
 {
-    RVNPU_DOT_I8_BODY
+    int64_t sum = 0;
+    uint32_t i = 0;
+    while (n - i >= 32) {
+        uint32_t left = (n - i) & ~31u, end = i + (left > 4096 * 32 ? 4096 * 32 : left);
+        __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+        for (; i < end; i += 32) {
+            s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(load_i8x16(a + i), load_i8x16(b + i)));
+            s1 = _mm256_add_epi32(
+                s1, _mm256_madd_epi16(load_i8x16(a + i + 16), load_i8x16(b + i + 16)));
+        }
+        sum += sum_i32x8(s0) + sum_i32x8(s1);
+    }
+    if (n - i >= 16) {
+        sum += sum_i32x8(_mm256_madd_epi16(load_i8x16(a + i), load_i8x16(b + i)));
+        i += 16;
+    }
+    return sum + dot_i8_plain(a + i, b + i, n - i);
 }
 #endif
 
-int64_t rvnpu_dot_i8(const uint8_t *a, const uint8_t *b, uint32_t n)
+int rvnpu_dot_i8_has(rvnpu_dot_kernel k)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (n >= 32 && __builtin_cpu_supports("avx2"))
+    switch (k) {
+    case RVNPU_DOT_PLAIN:
+        return 1;
+    case RVNPU_DOT_AVX2:
+#ifdef RVNPU_DOT_X86
+        return __builtin_cpu_supports("avx2") != 0;
+#else
+        return 0;
+#endif
+    }
+    return 0;
+}
+
+int64_t rvnpu_dot_i8_with(rvnpu_dot_kernel k, const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+#ifdef RVNPU_DOT_X86
+    if (k == RVNPU_DOT_AVX2)
         return dot_i8_avx2(a, b, n);
 #endif
-    RVNPU_DOT_I8_BODY
+    (void)k;
+    return dot_i8_plain(a, b, n);
+}
+
+int64_t rvnpu_dot_i8(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+#ifdef RVNPU_DOT_X86
+    if (n >= 16 && __builtin_cpu_supports("avx2"))
+        return dot_i8_avx2(a, b, n);
+#endif
+    return dot_i8_plain(a, b, n);
 }
 
 static uint32_t rvnpu_ld(const rvnpu_bus *b, uint32_t a, unsigned size)

@@ -15,9 +15,15 @@
 #include "num/fixed.h"
 #include "targets/rvnpu/npu.h"
 
-/* sum of a[i] * b[i] over n int8 pairs, exactly (npu.c; vectorised, and with GNU C on x86-64
- * also built for AVX2, used when the host has it: the same arithmetic on wider vectors) */
+/* sum of a[i] * b[i] over n int8 pairs, exactly (npu.c): the plain C loop (vectorised by the
+ * compiler), or with GNU C on x86-64 an AVX2 kernel (vpmaddwd), used when the host has AVX2 */
 int64_t rvnpu_dot_i8(const uint8_t *a, const uint8_t *b, uint32_t n);
+
+/* The kernels behind rvnpu_dot_i8, each callable on its own (the tests compare them): whether
+ * this build and host have kernel k, and its sum (k must be one the host has). */
+typedef enum { RVNPU_DOT_PLAIN, RVNPU_DOT_AVX2 } rvnpu_dot_kernel;
+int rvnpu_dot_i8_has(rvnpu_dot_kernel k);
+int64_t rvnpu_dot_i8_with(rvnpu_dot_kernel k, const uint8_t *a, const uint8_t *b, uint32_t n);
 
 /* The operations below, for the fast loop's handler table. */
 #define RVNPU_NPU_QUICK_OPS(X)                                                                \

@@ -1161,25 +1161,53 @@ static void test_chunking(void)
     free(m);
 }
 
-/* rvnpu_dot_i8 (npu_quick.h: VMAC's in-RAM path, vectorised, AVX2 on hosts that have it)
- * against the element loop, for every length 0 .. 300 (the vector loops' tails) on random
- * bytes; and 200,000 products of -128 * -128 = 16384 each: 3,276,800,000, more than an int32
- * holds, across the 2^16-element blocks of int32 partial sums. */
+/* rvnpu_dot_i8 (npu_quick.h: VMAC's in-RAM path) and each of its kernels this host has (the
+ * plain loop always, the AVX2 one on AVX2 hosts) against the element loop: every length
+ * 0 .. 300 (the vector steps of 16 and 32 pairs and their tails) on random bytes at every
+ * start offset 0 .. 3 of each array; lengths around the AVX2 kernel's int32 blocks
+ * (4096 steps of 32 pairs = 131,072) and the plain loop's (65,536) on random bytes; and
+ * 300,000 products of -128 * -128 = 16384 each: 4,915,200,000, more than an int32 or a
+ * uint32 holds (2^32 = 4,294,967,296), with every int32 lane at its largest; and 2^21 + 32
+ * of them (2^35 + 2^19 = 34,360,262,656), where one AVX2 lane without the blocks would add
+ * 65,537 vpmaddwd results of 2^15 (more than 2^31) and wrap. */
+static int64_t dot_ref(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+    int64_t want = 0;
+    for (uint32_t i = 0; i < n; i++)
+        want += (int8_t)a[i] * (int8_t)b[i];
+    return want;
+}
+
+static void check_dot(const uint8_t *a, const uint8_t *b, uint32_t n, int64_t want)
+{
+    NPK_CHECK_EQ_U64((uint64_t)rvnpu_dot_i8(a, b, n), (uint64_t)want);
+    for (int k = RVNPU_DOT_PLAIN; k <= RVNPU_DOT_AVX2; k++)
+        if (rvnpu_dot_i8_has((rvnpu_dot_kernel)k))
+            NPK_CHECK_EQ_U64((uint64_t)rvnpu_dot_i8_with((rvnpu_dot_kernel)k, a, b, n),
+                             (uint64_t)want);
+}
+
 static void test_dot(void)
 {
-    static uint8_t a[200000], b[200000];
+    static uint8_t a[(1u << 21) + 32], b[(1u << 21) + 32];
+    static const uint32_t blocks[] = {65535, 65536, 65537, 131071, 131072, 131073,
+                                      131072 + 16, 131072 + 47, 262144 + 33};
     rng r = {77};
-    for (unsigned i = 0; i < 301; i++)
+    NPK_CHECK(rvnpu_dot_i8_has(RVNPU_DOT_PLAIN));
+    for (uint32_t i = 0; i < 270000; i++)
         a[i] = (uint8_t)rnd(&r), b[i] = (uint8_t)rnd(&r);
-    for (uint32_t n = 0; n <= 300; n++) {
-        int64_t want = 0;
-        for (uint32_t i = 0; i < n; i++)
-            want += (int8_t)a[i] * (int8_t)b[i];
-        NPK_CHECK_EQ_U64((uint64_t)rvnpu_dot_i8(a, b, n), (uint64_t)want);
-    }
+    for (uint32_t off = 0; off < 4; off++)
+        for (uint32_t n = 0; n <= 300; n++)
+            check_dot(a + off, b + 3 - off, n, dot_ref(a + off, b + 3 - off, n));
+    for (size_t k = 0; k < sizeof blocks / sizeof *blocks; k++)
+        check_dot(a, b, blocks[k], dot_ref(a, b, blocks[k]));
     memset(a, 0x80, sizeof a);
     memset(b, 0x80, sizeof b);
-    NPK_CHECK_EQ_U64((uint64_t)rvnpu_dot_i8(a, b, 200000), UINT64_C(3276800000));
+    check_dot(a, b, 300000, INT64_C(4915200000));
+    check_dot(a, b, 131072, INT64_C(2147483648)); /* 2^17 * 2^14 = 2^31: one past INT32_MAX */
+    check_dot(a, b, (1u << 21) + 32, INT64_C(34360262656));
+    memset(b, 0x7f, sizeof b); /* -128 * 127 = -16256 each */
+    check_dot(a, b, 300000, INT64_C(-4876800000));
 }
 
 int main(void)
