@@ -351,14 +351,13 @@ int rvnpu_dot_i8_has(rvnpu_dot_kernel k)
     switch (k) {
     case RVNPU_DOT_PLAIN:
         return 1;
-    case RVNPU_DOT_AVX2:
 #ifdef RVNPU_DOT_X86
+    case RVNPU_DOT_AVX2:
         return __builtin_cpu_supports("avx2") != 0;
-#else
-        return 0;
 #endif
+    default:
+        return 0;
     }
-    return 0;
 }
 
 int64_t rvnpu_dot_i8_with(rvnpu_dot_kernel k, const uint8_t *a, const uint8_t *b, uint32_t n)

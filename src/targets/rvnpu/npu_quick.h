@@ -21,7 +21,7 @@ int64_t rvnpu_dot_i8(const uint8_t *a, const uint8_t *b, uint32_t n);
 
 /* The kernels behind rvnpu_dot_i8, each callable on its own (the tests compare them): whether
  * this build and host have kernel k, and its sum (k must be one the host has). */
-typedef enum { RVNPU_DOT_PLAIN, RVNPU_DOT_AVX2 } rvnpu_dot_kernel;
+typedef enum { RVNPU_DOT_PLAIN, RVNPU_DOT_AVX2, RVNPU_DOT_KERNELS } rvnpu_dot_kernel;
 int rvnpu_dot_i8_has(rvnpu_dot_kernel k);
 int64_t rvnpu_dot_i8_with(rvnpu_dot_kernel k, const uint8_t *a, const uint8_t *b, uint32_t n);
 

@@ -1162,10 +1162,10 @@ static void test_chunking(void)
 }
 
 /* rvnpu_dot_i8 (npu_quick.h: VMAC's in-RAM path) and each of its kernels this host has (the
- * plain loop always, the AVX2 one on AVX2 hosts) against the element loop: every length
- * 0 .. 300 (the vector steps of 16 and 32 pairs and their tails) on random bytes at every
- * start offset 0 .. 3 of each array; lengths around the AVX2 kernel's int32 blocks
- * (4096 steps of 32 pairs = 131,072) and the plain loop's (65,536) on random bytes; and
+ * plain loop always, the AVX2 one on x86-64 hosts with AVX2) against the element loop: every
+ * length 0 .. 300 (the vector steps of 16 and 32 pairs and their tails) on random bytes at
+ * every start offset 0 .. 3 of each array; lengths around the int32 blocks of the AVX2 kernel
+ * (4096 steps of 32 pairs = 131,072) and the plain loop (65,536) on random bytes; and
  * 300,000 products of -128 * -128 = 16384 each: 4,915,200,000, more than an int32 or a
  * uint32 holds (2^32 = 4,294,967,296), with every int32 lane at its largest; and 2^21 + 32
  * of them (2^35 + 2^19 = 34,360,262,656), where one AVX2 lane without the blocks would add
@@ -1181,7 +1181,7 @@ static int64_t dot_ref(const uint8_t *a, const uint8_t *b, uint32_t n)
 static void check_dot(const uint8_t *a, const uint8_t *b, uint32_t n, int64_t want)
 {
     NPK_CHECK_EQ_U64((uint64_t)rvnpu_dot_i8(a, b, n), (uint64_t)want);
-    for (int k = RVNPU_DOT_PLAIN; k <= RVNPU_DOT_AVX2; k++)
+    for (int k = RVNPU_DOT_PLAIN; k < RVNPU_DOT_KERNELS; k++)
         if (rvnpu_dot_i8_has((rvnpu_dot_kernel)k))
             NPK_CHECK_EQ_U64((uint64_t)rvnpu_dot_i8_with((rvnpu_dot_kernel)k, a, b, n),
                              (uint64_t)want);
@@ -1191,10 +1191,10 @@ static void test_dot(void)
 {
     static uint8_t a[(1u << 21) + 32], b[(1u << 21) + 32];
     static const uint32_t blocks[] = {65535, 65536, 65537, 131071, 131072, 131073,
-                                      131072 + 16, 131072 + 47, 262144 + 33};
+                                      131072 + 16, 131072 + 47, 262144 + 33, 300000};
     rng r = {77};
     NPK_CHECK(rvnpu_dot_i8_has(RVNPU_DOT_PLAIN));
-    for (uint32_t i = 0; i < 270000; i++)
+    for (uint32_t i = 0; i < 300000; i++)
         a[i] = (uint8_t)rnd(&r), b[i] = (uint8_t)rnd(&r);
     for (uint32_t off = 0; off < 4; off++)
         for (uint32_t n = 0; n <= 300; n++)
@@ -1208,6 +1208,8 @@ static void test_dot(void)
     check_dot(a, b, (1u << 21) + 32, INT64_C(34360262656));
     memset(b, 0x7f, sizeof b); /* -128 * 127 = -16256 each */
     check_dot(a, b, 300000, INT64_C(-4876800000));
+    /* 127 * -128 each: 2^21 + 32 of them = -34,091,823,104 */
+    check_dot(b, a, (1u << 21) + 32, INT64_C(-34091823104));
 }
 
 int main(void)
