@@ -60,10 +60,10 @@ static inline int16_t npk_q88_sub_sat(int16_t a, int16_t b)
 {
     return npk_q88_sat32((int32_t)a - b);
 }
-/* Lane forms of npk_q88_mul_half_up and npk_q88_add_sat on 16-bit patterns, written with
- * 16-bit operations only (the product as its high and low halves) and selects rather than
- * branches, so that a loop over lanes becomes vector code (tinytpu's PE rows). Same results for
- * every input (tests/num num_fixed). */
+/* Lane forms of npk_q88_mul_half_up, npk_q88_add_sat and npk_q88_sub_sat on 16-bit patterns,
+ * written with 16-bit operations only (the product as its high and low halves) and selects
+ * rather than branches, so that a loop over lanes becomes vector code (tinytpu's PE rows, VPU
+ * and GD lanes). Same results for every input (tests/num num_fixed). */
 static inline uint16_t npk_q88_mul_half_up_lane(uint16_t a, uint16_t b)
 {
     int16_t sa = (int16_t)(a < 0x8000u ? (int)a : (int)a - 65536),
@@ -81,6 +81,12 @@ static inline uint16_t npk_q88_add_sat_lane(uint16_t a, uint16_t b)
     uint16_t s = (uint16_t)(a + b);
     unsigned ovf = (unsigned)((s ^ a) & (s ^ b)) >> 15; /* both signs differ from the sum's */
     return ovf ? (uint16_t)((a >> 15) + 0x7FFF) : s;    /* a < 0: 8000, else 7FFF */
+}
+static inline uint16_t npk_q88_sub_sat_lane(uint16_t a, uint16_t b)
+{
+    uint16_t s = (uint16_t)(a - b);
+    unsigned ovf = (unsigned)((a ^ b) & (a ^ s)) >> 15; /* signs of a and b differ, and the */
+    return ovf ? (uint16_t)((a >> 15) + 0x7FFF) : s;    /* difference's differs from a's */
 }
 /* Q16.16 in int32: value = v / 65536, same rules. */
 int32_t npk_q1616_mul(int32_t a, int32_t b, npk_qround mode);

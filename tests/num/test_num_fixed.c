@@ -151,7 +151,9 @@ int main(void)
                        npk_q88_mul_half_up_lane((uint16_t)ua, (uint16_t)ub) !=
                            (uint16_t)npk_q88_mul(a, b, NPK_QR_HALF_UP) ||
                        npk_q88_add_sat_lane((uint16_t)ua, (uint16_t)ub) !=
-                           (uint16_t)npk_q88_add(a, b);
+                           (uint16_t)npk_q88_add(a, b) ||
+                       npk_q88_sub_sat_lane((uint16_t)ua, (uint16_t)ub) !=
+                           (uint16_t)npk_q88_sub(a, b);
             }
         NPK_REPORT(bad == 0, "inline Q8.8 forms differ on %lu of %lu pairs\n", bad, n);
     }

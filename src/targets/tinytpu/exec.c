@@ -40,6 +40,17 @@ static inline uint16_t qsub(uint16_t a, uint16_t b)
 {
     return uv(npk_q88_sub_sat(sv(a), sv(b)));
 }
+/* The same operations in their lane forms (no branches, equal for every input: num_fixed),
+ * for the loops over N lanes, which then become vector code; in the copy with N = 2 (two lanes,
+ * no vectors: N a constant there) the forms above, which cost less alone. */
+#if defined(__GNUC__)
+#define TT_N2(N) (__builtin_constant_p(N) && (N) == 2)
+#else
+#define TT_N2(N) 0
+#endif
+#define LMUL(a, b) (TT_N2(N) ? qmul((a), (b)) : npk_q88_mul_half_up_lane((a), (b)))
+#define LADD(a, b) (TT_N2(N) ? qadd((a), (b)) : npk_q88_add_sat_lane((a), (b)))
+#define LSUB(a, b) (TT_N2(N) ? qsub((a), (b)) : npk_q88_sub_sat_lane((a), (b)))
 
 /* ---- out-of-range accesses (C1) ------------------------------------------------------------ */
 
@@ -204,14 +215,14 @@ TT_ALWAYS_INLINE unsigned vpu_lanes(tt_state *s, const uint16_t *b_psum,
         /* BIAS, LREL, LOSS, DERIV, lastH: each computed, then masked by its valid (valid
          * bits change from cycle to cycle, so no branches on them) */
         unsigned b_on = (unsigned)((p >> 3) & 1) & v;
-        uint16_t bias = (uint16_t)(qadd(d, s->bias_r[i]) & -(uint16_t)b_on);
+        uint16_t bias = (uint16_t)(LADD(d, s->bias_r[i]) & -(uint16_t)b_on);
         unsigned l_on = (unsigned)((p >> 2) & 1) & x1v;
-        uint16_t lrelu = (uint16_t)((sv(x1d) >= 0 ? x1d : qmul(x1d, alpha)) &
+        uint16_t lrelu = (uint16_t)((sv(x1d) >= 0 ? x1d : LMUL(x1d, alpha)) &
                                     -(uint16_t)l_on);
-        uint16_t loss = qmul(qsub(p & TT_PW_LOSS ? x2d : 0, s->y_r[i]), q);
+        uint16_t loss = LMUL(LSUB(p & TT_PW_LOSS ? x2d : 0, s->y_r[i]), q);
         uint8_t loss_v = p & TT_PW_LOSS ? x2v : 0;
         uint16_t hsel = p & TT_PW_LOSS ? s->lastH[i] : s->h_r[i];
-        uint16_t deriv = (uint16_t)((sv(hsel) >= 0 ? x3d : qmul(x3d, alpha)) &
+        uint16_t deriv = (uint16_t)((sv(hsel) >= 0 ? x3d : LMUL(x3d, alpha)) &
                                     -(uint16_t)x3v);
         uint16_t lasth = p & TT_PW_LOSS ? lrel_now : 0;
         s->st_d[0][i] = bias, s->st_v[0][i] = (uint8_t)b_on;
@@ -597,7 +608,7 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         for (unsigned i = 0; i < N; i++) {
             uint8_t gv = (uint8_t)(window & s->out_v[i]);
             uint16_t a = (s->mode == 0 && s->done[i]) ? s->upd[i] : s->old_r[i];
-            s->upd[i] = (uint16_t)(qsub(a, qmul(s->out_d[i], w->lr)) & -(uint16_t)gv);
+            s->upd[i] = (uint16_t)(LSUB(a, LMUL(s->out_d[i], w->lr)) & -(uint16_t)gv);
             s->done[i] = gv;
             busy |= gv;
         }
