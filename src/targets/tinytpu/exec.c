@@ -217,12 +217,17 @@ TT_ALWAYS_INLINE unsigned vpu_lanes(tt_state *s, const uint16_t *b_psum,
         unsigned b_on = (unsigned)((p >> 3) & 1) & v;
         uint16_t bias = (uint16_t)(LADD(d, s->bias_r[i]) & -(uint16_t)b_on);
         unsigned l_on = (unsigned)((p >> 2) & 1) & x1v;
-        uint16_t lrelu = (uint16_t)((sv(x1d) >= 0 ? x1d : LMUL(x1d, alpha)) &
+        /* the leaky ReLUs as masks, not `x < 0 ? x * alpha : x`: gcc 12 -O3 vectorises that
+         * select around the lane multiply wrongly (the product's sign flips; tinytpu_compile's
+         * N = 16 and 32 networks catch it) */
+        uint16_t neg1 = (uint16_t)-(uint16_t)(x1d >> 15);
+        uint16_t lrelu = (uint16_t)(((LMUL(x1d, alpha) & neg1) | (x1d & ~neg1)) &
                                     -(uint16_t)l_on);
         uint16_t loss = LMUL(LSUB(p & TT_PW_LOSS ? x2d : 0, s->y_r[i]), q);
         uint8_t loss_v = p & TT_PW_LOSS ? x2v : 0;
         uint16_t hsel = p & TT_PW_LOSS ? s->lastH[i] : s->h_r[i];
-        uint16_t deriv = (uint16_t)((sv(hsel) >= 0 ? x3d : LMUL(x3d, alpha)) &
+        uint16_t neg3 = (uint16_t)-(uint16_t)(hsel >> 15);
+        uint16_t deriv = (uint16_t)(((LMUL(x3d, alpha) & neg3) | (x3d & ~neg3)) &
                                     -(uint16_t)x3v);
         uint16_t lasth = p & TT_PW_LOSS ? lrel_now : 0;
         s->st_d[0][i] = bias, s->st_v[0][i] = (uint8_t)b_on;
@@ -485,6 +490,40 @@ static unsigned pe_rows(tt_state *s, const tt_cycle *w, unsigned N, unsigned *ma
 
 static void trace_edge(tt_state *s, FILE *f, uint64_t k, unsigned nw);
 
+/* The lanes a beat at counter t of an R x C read reads (A7.2: lane i when i <= t < R + i and
+ * i < C), of N: lo .. lo + n - 1, one contiguous range (n = 0: none). */
+TT_ALWAYS_INLINE unsigned beat_lanes(uint32_t t, uint32_t R, uint32_t C, unsigned N,
+                                     unsigned *lo)
+{
+    uint32_t l = t + 1 > R ? t + 1 - R : 0, end = t + 1;
+    end = end < C ? end : C;
+    end = end < N ? end : N;
+    *lo = l;
+    return end > l ? end - l : 0;
+}
+
+/* The fast loop's form of a beat (obs NULL) whose n reads, at UB addresses a0 .. a0 + n - 1,
+ * all lie in the UB (the per-lane path handles the rest, and reports the same first lane out
+ * of range): the register lanes lo .. lo + n - 1 take the words in lane order (up: lane lo
+ * reads a0) or reversed (down: lane lo + n - 1 reads a0), every other lane 0; v (if not NULL)
+ * the lanes' valid bits. */
+TT_ALWAYS_INLINE void beat_window(uint16_t *restrict dst, uint8_t *restrict v,
+                                  const uint16_t *restrict src, unsigned lo, unsigned n,
+                                  int up, const unsigned N)
+{
+    for (unsigned i = 0; i < N; i++)
+        dst[i] = 0;
+    if (up)
+        for (unsigned j = 0; j < n; j++)
+            dst[lo + j] = src[j];
+    else
+        for (unsigned j = 0; j < n; j++)
+            dst[lo + n - 1 - j] = src[j];
+    if (v)
+        for (unsigned i = 0; i < N; i++)
+            v[i] = (uint8_t)(i - lo < n);
+}
+
 /* Step cycle k (1-based) with record w, for N lanes (a constant where the caller can make it
  * one, so that the lane loops unroll). Returns OK or STOPPED (stop set: an out-of-range access
  * (C1) or an over-long read; the UB keeps its contents from before the edge, registers may be
@@ -708,6 +747,12 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
     if (ACT(TT_CH_INPUT)) {
         BEAT_BEGIN(TT_CH_INPUT);
         uint16_t ptr = (uint16_t)c->ptr;
+        unsigned lo, n = beat_lanes(t, R, C, N, &lo);
+        if (!obs && (uint32_t)ptr + n <= ub_words) { /* T: lanes up from lo, else down */
+            beat_window(s->in_d, s->in_v, ub + ptr, lo, n, c->T, N);
+            ptr = (uint16_t)(ptr + n);
+            any = n != 0;
+        } else {
 #define IN_LANE(i)                                                                             \
     do {                                                                                       \
         unsigned on = LANE_ON(i);                                                              \
@@ -715,13 +760,14 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         s->in_v[i] = (uint8_t)on, any |= on;                                                   \
         ptr = (uint16_t)(ptr + on);                                                            \
     } while (0)
-        if (c->T)
-            for (unsigned i = 0; i < N; i++)
-                IN_LANE(i);
-        else
-            for (unsigned i = N; i-- > 0;)
-                IN_LANE(i);
+            if (c->T)
+                for (unsigned i = 0; i < N; i++)
+                    IN_LANE(i);
+            else
+                for (unsigned i = N; i-- > 0;)
+                    IN_LANE(i);
 #undef IN_LANE
+        }
         c->ptr = ptr;
         BEAT_END(TT_CH_INPUT);
     }
@@ -775,11 +821,17 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
     /* bias channel: lane i repeats mem[ptr + i] */
     if (ACT(TT_CH_BIAS)) {
         BEAT_BEGIN(TT_CH_BIAS);
-        for (unsigned i = 0; i < N; i++) {
-            unsigned on = LANE_ON(i);
-            UB_READ_IF(on, TT_CH_BIAS, i, (uint16_t)(c->ptr + i), s->bias_r[i]);
-            any |= on;
-        }
+        const uint16_t base = (uint16_t)c->ptr;
+        unsigned lo, n = beat_lanes(t, R, C, N, &lo);
+        if (!obs && (uint32_t)base + lo + n <= ub_words) {
+            beat_window(s->bias_r, NULL, ub + base + lo, lo, n, 1, N);
+            any = n != 0;
+        } else
+            for (unsigned i = 0; i < N; i++) {
+                unsigned on = LANE_ON(i);
+                UB_READ_IF(on, TT_CH_BIAS, i, (uint16_t)(base + i), s->bias_r[i]);
+                any |= on;
+            }
         BEAT_END(TT_CH_BIAS);
     }
     /* Y and H channels: lanes N-1 .. 0, sequential */
@@ -790,12 +842,18 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
         BEAT_BEGIN(ci);
         uint16_t *dst = ci == TT_CH_Y ? s->y_r : s->h_r;
         uint16_t ptr = (uint16_t)c->ptr;
-        for (unsigned i = N; i-- > 0;) {
-            unsigned on = LANE_ON(i);
-            UB_READ_IF(on, ci, i, ptr, dst[i]);
-            ptr = (uint16_t)(ptr + on);
-            any |= on;
-        }
+        unsigned lo, n = beat_lanes(t, R, C, N, &lo);
+        if (!obs && (uint32_t)ptr + n <= ub_words) {
+            beat_window(dst, NULL, ub + ptr, lo, n, 0, N);
+            ptr = (uint16_t)(ptr + n);
+            any = n != 0;
+        } else
+            for (unsigned i = N; i-- > 0;) {
+                unsigned on = LANE_ON(i);
+                UB_READ_IF(on, ci, i, ptr, dst[i]);
+                ptr = (uint16_t)(ptr + on);
+                any |= on;
+            }
         c->ptr = ptr;
         BEAT_END(ci);
     }
@@ -804,21 +862,33 @@ TT_ALWAYS_INLINE int step_n(npk_machine *m, tt_state *s, const tt_cycle *w, uint
     if (dirty & (1u << TT_CH_GBIAS | 1u << TT_CH_GWEIGHT)) {
         if (ACT(TT_CH_GBIAS)) {
             BEAT_BEGIN(TT_CH_GBIAS);
-            for (unsigned i = 0; i < N; i++) {
-                unsigned on = LANE_ON(i);
-                UB_READ_IF(on, TT_CH_GBIAS, i, (uint16_t)(c->ptr + i), s->old_r[i]);
-                any |= on;
-            }
+            const uint16_t base = (uint16_t)c->ptr;
+            unsigned lo, n = beat_lanes(t, R, C, N, &lo);
+            if (!obs && (uint32_t)base + lo + n <= ub_words) {
+                beat_window(s->old_r, NULL, ub + base + lo, lo, n, 1, N);
+                any = n != 0;
+            } else
+                for (unsigned i = 0; i < N; i++) {
+                    unsigned on = LANE_ON(i);
+                    UB_READ_IF(on, TT_CH_GBIAS, i, (uint16_t)(base + i), s->old_r[i]);
+                    any |= on;
+                }
             BEAT_END(TT_CH_GBIAS);
         } else if (ACT(TT_CH_GWEIGHT)) {
             BEAT_BEGIN(TT_CH_GWEIGHT);
             uint16_t ptr = (uint16_t)c->ptr;
-            for (unsigned i = N; i-- > 0;) {
-                unsigned on = LANE_ON(i);
-                UB_READ_IF(on, TT_CH_GWEIGHT, i, ptr, s->old_r[i]);
-                ptr = (uint16_t)(ptr + on);
-                any |= on;
-            }
+            unsigned lo, n = beat_lanes(t, R, C, N, &lo);
+            if (!obs && (uint32_t)ptr + n <= ub_words) {
+                beat_window(s->old_r, NULL, ub + ptr, lo, n, 0, N);
+                ptr = (uint16_t)(ptr + n);
+                any = n != 0;
+            } else
+                for (unsigned i = N; i-- > 0;) {
+                    unsigned on = LANE_ON(i);
+                    UB_READ_IF(on, TT_CH_GWEIGHT, i, ptr, s->old_r[i]);
+                    ptr = (uint16_t)(ptr + on);
+                    any |= on;
+                }
             c->ptr = ptr;
             BEAT_END(TT_CH_GWEIGHT);
         } else {

@@ -223,6 +223,43 @@ static void test_networks(void)
               "w1 0.3 -0.6\nw1 0.1 0.4\nb1 -0.5 0.2\nw2 0.5 0.3\nb2 0.6\n");
 }
 
+/* N x N networks N-N-N with values from a fixed LCG, half of them negative (so the hidden
+ * layer's leaky ReLU and its derivative see both signs) and some beyond +-1 (so products and
+ * updates saturate): at N = 8, 16 and 32 the simulator's lane loops run as vector code, where
+ * N = 3 and 4 above run their scalar remainders. Each runs on the simulator's fast path
+ * (tt_compiled_check) against the compiler's scalar prediction. */
+static void test_wide(void)
+{
+    static const unsigned sizes[] = {8, 16, 32};
+    for (unsigned si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        const unsigned N = sizes[si];
+        size_t cap = (size_t)(3 * N + 4) * N * 12 + 256, n = 0;
+        char *src = malloc(cap), what[48];
+        NPK_CHECK(src != NULL);
+        if (!src)
+            return;
+        uint64_t x = 0x9E3779B97F4A7C15u ^ N;
+        n += (size_t)snprintf(src + n, cap - n,
+                              "lanes %u\nub_words %u\nlayers %u %u %u\nalpha 0.125\n"
+                              "lr 0.0625\nsteps 2\n", N, N >= 32 ? 65536u : 32768u, N, N, N);
+        static const char *const kind[] = {"x", "y", "w1", "b1", "w2", "b2"};
+        for (unsigned k = 0; k < 6; k++)
+            for (unsigned r = 0; r < (k == 3 || k == 5 ? 1 : N); r++) {
+                n += (size_t)snprintf(src + n, cap - n, "%s", kind[k]);
+                for (unsigned c = 0; c < N; c++) {
+                    x = x * 6364136223846793005u + 1442695040888963407u;
+                    int range = k < 2 ? 384 : 160; /* in 1/128: x, y up to +-3, weights +-1.25 */
+                    int v = (int)((x >> 33) % (unsigned)(2 * range + 1)) - range;
+                    n += (size_t)snprintf(src + n, cap - n, " %g", v / 128.0);
+                }
+                n += (size_t)snprintf(src + n, cap - n, "\n");
+            }
+        snprintf(what, sizeof what, "N=%u: %u-%u-%u, batch %u, 2 steps", N, N, N, N, N);
+        expect_ok(what, src);
+        free(src);
+    }
+}
+
 /* the stream written in each text format and read back runs to the predicted UB */
 static void test_formats(void)
 {
@@ -271,5 +308,6 @@ int main(void)
     test_rejections();
     test_map();
     test_networks();
+    test_wide();
     return npk_test_done();
 }
