@@ -122,6 +122,11 @@ int tt_detect_format(const char *src, unsigned N, tt_format *fmt, unsigned *line
  * error, at the first cycle too many. */
 int tt_read_words_max(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
                       uint32_t max_cycles, tt_program *p, FILE *diag);
+/* tt_read_words_max reads a clean text (every line a word, a comment or a declaration that
+ * applies) with a fast scanner of its own, and any other text with the assembler engine, which
+ * reports the errors. This one always uses the engine: for the tests that compare the two. */
+int tt_read_words_engine(const char *src, const char *name, tt_format fmt, unsigned N,
+                         uint16_t lr0, uint32_t max_cycles, tt_program *p, FILE *diag);
 /* Cycle k of p as one word of format f (hex digits of a packed format, or the port stream's
  * fields; `reset` for a reset cycle in a packed format), left-aligned in `width` columns, no
  * newline. tt_cycle_text_width: the width of one word of f for N lanes. */

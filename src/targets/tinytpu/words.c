@@ -288,6 +288,7 @@ static const port_col port_cols[] = {
 #include "targets/tinytpu/fields.def"
 };
 #define N_PORT_COLS (sizeof port_cols / sizeof port_cols[0])
+#define PORT_COLS_MAX (12 + 2 * TT_MAX_N) /* columns of a port-stream line at N = TT_MAX_N */
 
 static unsigned port_width(unsigned field)
 {
@@ -481,6 +482,9 @@ typedef struct word_reader {
     bool pend_lr, pend_rst;
     uint16_t pend_lr_v;
     unsigned pend_line;
+    /* the fast reader: the port stream's columns and their widths; a hex word's digits */
+    unsigned cols, digits;
+    uint8_t width[PORT_COLS_MAX];
 } word_reader;
 
 static int add_cycle(npk_asm *a, word_reader *r, tt_cycle *c, const tt_hostw *hw, unsigned nh)
@@ -527,12 +531,23 @@ static bool num_at(const char **p, const char *end, int base, unsigned long *v)
 }
 
 /* A `#` line of a hex word file: the declarations tt_write_words writes (the format header, lr
- * changes, reset cycles; docs/tinytpu-words.md), or a plain comment. */
-static int declaration(npk_asm *a, npk_cur *c, word_reader *r)
+ * changes, reset cycles; docs/tinytpu-words.md), or a plain comment. decl_parse reads one (the
+ * text [t, end) from the `#`), decl_check says whether it applies cleanly, decl_apply makes it;
+ * the engine's reader and the fast one (below) share the three. */
+typedef struct decl {
+    enum { D_COMMENT, D_HEADER, D_LR, D_RESET } kind;
+    int f;              /* header: the format it names, at name (nl characters) */
+    const char *name, *at_n;
+    size_t nl;
+    unsigned long N, k, v; /* header: N; lr and reset: the cycle k, the lr level v */
+} decl;
+
+static void decl_parse(const char *t, const char *end, decl *d)
 {
-    const char *t = c->p, *end = c->end, *q = t;
-    c->p = c->end;
-    unsigned long N, bits, k, v;
+    const char *q = t;
+    unsigned long bits;
+    memset(d, 0, sizeof *d);
+    d->kind = D_COMMENT;
     if (lit_at(&q, end, "# tinytpu ")) {
         const char *name = q;
         while (q < end && *q != ' ')
@@ -545,51 +560,85 @@ static int declaration(npk_asm *a, npk_cur *c, word_reader *r)
                 f = i;
         if (f < 0 || !lit_at(&q, end, " words (") || !num_at(&q, end, 10, &bits) ||
             !lit_at(&q, end, " bits), ") || (at_n = q, !lit_at(&q, end, "N = ")) ||
-            !num_at(&q, end, 10, &N))
-            return 0; /* not the header: a comment */
-        bool same = f == (int)r->fmt || (r->N == 2 && (f == TT_FMT_W130 || f == TT_FMT_WFULL) &&
-                                        (r->fmt == TT_FMT_W130 || r->fmt == TT_FMT_WFULL));
-        if (!same) {
-            r->stop = true;
-            return npk_asm_error(a, name, nl,
-                                 "the file declares %s words, but it is read as %s (say "
-                                 "format=%s, or leave the format out: npukit reads the header)",
-                                 tt_format_names[f], tt_format_names[r->fmt], tt_format_names[f]);
-        }
-        if (N != r->N) {
-            r->stop = true;
-            return npk_asm_error(a, at_n, 3,
-                                 "the file declares N = %lu, but the machine has lanes=%u", N,
-                                 r->N);
-        }
-        return 0;
+            !num_at(&q, end, 10, &d->N))
+            return; /* not the header: a comment */
+        d->kind = D_HEADER, d->f = f, d->name = name, d->nl = nl, d->at_n = at_n;
+        return;
     }
-    if (!lit_at(&q, end, "# cycle ") || !num_at(&q, end, 10, &k))
-        return 0;
-    bool is_lr = false;
+    if (!lit_at(&q, end, "# cycle ") || !num_at(&q, end, 10, &d->k))
+        return;
     if (lit_at(&q, end, ": lr 0x")) {
-        if (!num_at(&q, end, 16, &v) || v > 0xFFFF)
-            return 0;
-        is_lr = true;
-    } else if (!lit_at(&q, end, ": reset cycle")) {
-        return 0;
+        if (num_at(&q, end, 16, &d->v) && d->v <= 0xFFFF)
+            d->kind = D_LR;
+    } else if (lit_at(&q, end, ": reset cycle")) {
+        d->kind = D_RESET;
     }
-    size_t n = (size_t)(end - t), next = r->p->n - r->n0 + 1;
-    if (k != next)
+}
+
+enum { DECL_OK, DECL_OTHER_FORMAT, DECL_OTHER_N, DECL_WRONG_CYCLE, DECL_LR_UNUSED };
+
+static size_t next_cycle(const word_reader *r)
+{
+    return r->p->n - r->n0 + 1;
+}
+
+static int decl_check(const word_reader *r, const decl *d)
+{
+    if (d->kind == D_HEADER) {
+        bool same = d->f == (int)r->fmt ||
+                    (r->N == 2 && (d->f == TT_FMT_W130 || d->f == TT_FMT_WFULL) &&
+                     (r->fmt == TT_FMT_W130 || r->fmt == TT_FMT_WFULL));
+        return !same ? DECL_OTHER_FORMAT : d->N != r->N ? DECL_OTHER_N : DECL_OK;
+    }
+    if (d->kind == D_COMMENT)
+        return DECL_OK;
+    if (d->k != next_cycle(r))
+        return DECL_WRONG_CYCLE;
+    return d->kind == D_LR && d->k == 1 && r->lr0 && r->lr0 != d->v ? DECL_LR_UNUSED : DECL_OK;
+}
+
+static void decl_apply(word_reader *r, const decl *d, unsigned line)
+{
+    if (d->kind == D_RESET)
+        r->pend_rst = true;
+    else if (d->kind == D_LR)
+        r->pend_lr = true, r->pend_lr_v = (uint16_t)d->v;
+    else
+        return;
+    r->pend_line = line;
+}
+
+static int declaration(npk_asm *a, npk_cur *c, word_reader *r)
+{
+    const char *t = c->p, *end = c->end;
+    size_t n = (size_t)(end - t);
+    c->p = c->end;
+    decl d;
+    decl_parse(t, end, &d);
+    switch (decl_check(r, &d)) {
+    case DECL_OTHER_FORMAT:
+        r->stop = true;
+        return npk_asm_error(a, d.name, d.nl,
+                             "the file declares %s words, but it is read as %s (say "
+                             "format=%s, or leave the format out: npukit reads the header)",
+                             tt_format_names[d.f], tt_format_names[r->fmt], tt_format_names[d.f]);
+    case DECL_OTHER_N:
+        r->stop = true;
+        return npk_asm_error(a, d.at_n, 3,
+                             "the file declares N = %lu, but the machine has lanes=%u", d.N, r->N);
+    case DECL_WRONG_CYCLE:
         return npk_asm_error(a, t, n,
                              "this declaration names cycle %lu, but the next word is cycle %zu "
-                             "(a declaration stands right before its cycle's word)", k, next);
-    if (!is_lr) {
-        r->pend_rst = true;
-    } else {
-        if (k == 1 && r->lr0 && r->lr0 != v)
-            npk_asm_warning(a, t, n,
-                            "the file sets lr 0x%04lX from cycle 1: the lr setting 0x%04X is not "
-                            "used", v, r->lr0);
-        r->pend_lr = true;
-        r->pend_lr_v = (uint16_t)v;
+                             "(a declaration stands right before its cycle's word)", d.k,
+                             next_cycle(r));
+    case DECL_LR_UNUSED:
+        npk_asm_warning(a, t, n,
+                        "the file sets lr 0x%04lX from cycle 1: the lr setting 0x%04X is not "
+                        "used", d.v, r->lr0);
+        break;
+    default: break;
     }
-    r->pend_line = npk_asm_line(a);
+    decl_apply(r, &d, npk_asm_line(a));
     return 0;
 }
 
@@ -637,13 +686,47 @@ static int hex_statement(npk_asm *a, npk_cur *c, word_reader *r)
     return add_cycle(a, r, &cy, hw, nh);
 }
 
+/* The cycle that a port-stream line's values (in column order, fields.def) give. */
+static void port_cycle(unsigned N, const uint16_t *vals, tt_cycle *cy, tt_hostw *hw,
+                       unsigned *nh)
+{
+    uint8_t hv[TT_MAX_N];
+    uint16_t hd[TT_MAX_N];
+    memset(cy, 0, sizeof *cy);
+    for (size_t i = 0; i < N_PORT_COLS; i++) {
+        const port_col *pc = &port_cols[i];
+        bool lanes = pc->field < TT_N_FIELDS && tt_fields[pc->field].lanes;
+        for (unsigned l = 0; l < (lanes ? N : 1); l++) {
+            const uint16_t v = *vals++;
+            switch (pc->field) {
+            case PORT_RST: cy->rst = (uint8_t)v; break;
+            case PORT_LR: cy->lr = v; break;
+            case TT_F_SW: cy->sw = (uint8_t)v; break;
+            case TT_F_START: cy->start = (uint8_t)v; break;
+            case TT_F_T: cy->T = (uint8_t)v; break;
+            case TT_F_HV: hv[l] = (uint8_t)v; break;
+            case TT_F_HD: hd[l] = v; break;
+            case TT_F_SEL: cy->sel = v; break;
+            case TT_F_ADDR: cy->addr = v; break;
+            case TT_F_ROWS: cy->rows = v; break;
+            case TT_F_COLS: cy->cols = v; break;
+            case TT_F_PATHWAY: cy->pathway = (uint8_t)v; break;
+            case TT_F_LEAK: cy->leak = v; break;
+            case TT_F_INV: cy->inv = v; break;
+            default: break;
+            }
+        }
+    }
+    *nh = 0;
+    for (unsigned l = 0; l < N; l++)
+        if (hv[l])
+            hw[(*nh)++] = (tt_hostw){(uint16_t)l, hd[l]};
+}
+
 static int port_statement(npk_asm *a, npk_cur *c, word_reader *r)
 {
     const unsigned N = r->N, want = 12 + 2 * N;
-    uint8_t hv[TT_MAX_N] = {0};
-    uint16_t hd[TT_MAX_N] = {0};
-    tt_cycle cy;
-    memset(&cy, 0, sizeof cy);
+    uint16_t vals[PORT_COLS_MAX];
     unsigned got = 0;
     for (size_t i = 0; i < N_PORT_COLS; i++) {
         const port_col *pc = &port_cols[i];
@@ -674,23 +757,7 @@ static int port_statement(npk_asm *a, npk_cur *c, word_reader *r)
                                          pc->name, (int)n, s, width);
                 }
             }
-            switch (pc->field) {
-            case PORT_RST: cy.rst = (uint8_t)v; break;
-            case PORT_LR: cy.lr = (uint16_t)v; break;
-            case TT_F_SW: cy.sw = (uint8_t)v; break;
-            case TT_F_START: cy.start = (uint8_t)v; break;
-            case TT_F_T: cy.T = (uint8_t)v; break;
-            case TT_F_HV: hv[l] = (uint8_t)v; break;
-            case TT_F_HD: hd[l] = (uint16_t)v; break;
-            case TT_F_SEL: cy.sel = (uint16_t)v; break;
-            case TT_F_ADDR: cy.addr = (uint16_t)v; break;
-            case TT_F_ROWS: cy.rows = (uint16_t)v; break;
-            case TT_F_COLS: cy.cols = (uint16_t)v; break;
-            case TT_F_PATHWAY: cy.pathway = (uint8_t)v; break;
-            case TT_F_LEAK: cy.leak = (uint16_t)v; break;
-            case TT_F_INV: cy.inv = (uint16_t)v; break;
-            default: break;
-            }
+            vals[got] = (uint16_t)v;
         }
     }
     if (!npk_cur_eol(c)) {
@@ -698,12 +765,164 @@ static int port_statement(npk_asm *a, npk_cur *c, word_reader *r)
         c->p = c->end;
         return npk_asm_error(a, at, 1, "more than %u fields on a port-stream line", want);
     }
+    tt_cycle cy;
     tt_hostw hw[TT_MAX_N];
-    unsigned nh = 0;
-    for (unsigned l = 0; l < N; l++)
-        if (hv[l])
-            hw[nh++] = (tt_hostw){(uint16_t)l, hd[l]};
+    unsigned nh;
+    port_cycle(N, vals, &cy, hw, &nh);
     return add_cycle(a, r, &cy, hw, nh);
+}
+
+/* ---- the fast reader --------------------------------------------------------------------------
+ * Word files are mostly clean: npukit wrote them, and every line is a word, a comment or a
+ * declaration that applies. The fast reader reads such a text in one pass over its bytes, with
+ * no per-line allocation and no tokeniser; at the first line it does not read cleanly (an
+ * error, a warning, anything unusual) it gives up, and the engine reads the whole text again
+ * and reports it at file:line:col. Both accept the same texts and make the same programs; every
+ * message comes from the engine. */
+
+/* Character classes as the engine sees a word line: a hex digit (C_HEX and its value), a blank
+ * (the lexer's: space, tab, \f, \v, \r), '#', the end of a line; 0 for anything else (NUL too,
+ * which is the end of the text at its end and a line for the engine anywhere else). */
+enum { C_HEX = 0x10, C_BLANK = 0x20, C_HASH = 0x40, C_NL = 0x80 };
+static const uint8_t cclass[256] = {
+    ['0'] = C_HEX | 0,  ['1'] = C_HEX | 1,  ['2'] = C_HEX | 2,  ['3'] = C_HEX | 3,
+    ['4'] = C_HEX | 4,  ['5'] = C_HEX | 5,  ['6'] = C_HEX | 6,  ['7'] = C_HEX | 7,
+    ['8'] = C_HEX | 8,  ['9'] = C_HEX | 9,  ['A'] = C_HEX | 10, ['B'] = C_HEX | 11,
+    ['C'] = C_HEX | 12, ['D'] = C_HEX | 13, ['E'] = C_HEX | 14, ['F'] = C_HEX | 15,
+    ['a'] = C_HEX | 10, ['b'] = C_HEX | 11, ['c'] = C_HEX | 12, ['d'] = C_HEX | 13,
+    ['e'] = C_HEX | 14, ['f'] = C_HEX | 15, [' '] = C_BLANK,    ['\t'] = C_BLANK,
+    ['\f'] = C_BLANK,   ['\v'] = C_BLANK,   ['\r'] = C_BLANK,   ['#'] = C_HASH,
+    ['\n'] = C_NL,
+};
+
+static uint8_t cls(const char *q)
+{
+    return cclass[(unsigned char)*q];
+}
+
+/* The rest of a line after its fields, from q: blanks, then a comment, the end of the line or
+ * of the text (*end is NUL). The start of the next line, or NULL when the line has more. */
+static const char *line_rest(const char *q, const char *end)
+{
+    uint8_t k;
+    while ((k = cls(q)) == C_BLANK)
+        q++;
+    if (k == C_NL)
+        return q + 1;
+    if (k == C_HASH) {
+        const char *nl = memchr(q, '\n', (size_t)(end - q));
+        return nl ? nl + 1 : end;
+    }
+    return q == end ? end : NULL;
+}
+
+/* A port-stream line from q: 1 with its values, 0 for a line without fields (blank, a comment),
+ * -1 for a line left to the engine. *next: the next line. */
+static int port_fast(const word_reader *r, const char *q, const char *end, uint16_t *vals,
+                     const char **next)
+{
+    unsigned j = 0;
+    uint8_t k;
+    for (;;) {
+        while ((k = cls(q)) == C_BLANK)
+            q++;
+        if (!(k & C_HEX))
+            break;
+        if (j == r->cols)
+            return -1;
+        const unsigned w = r->width[j];
+        unsigned v = 0;
+        do {
+            v = v << 4 | (k & 15u);
+            if (v >> w)
+                return -1;
+            k = cls(++q);
+        } while (k & C_HEX);
+        vals[j++] = (uint16_t)v;
+        if (k != C_BLANK)
+            break;
+    }
+    if (!(*next = line_rest(q, end)) || (j && j != r->cols))
+        return -1;
+    return j != 0;
+}
+
+/* A hex word file's line from q (line number `line`): 1 with its cycle, 0 for a line without a
+ * word (blank, a comment, a declaration: made), -1 for a line left to the engine. */
+static int hex_fast(word_reader *r, const char *q, const char *end, unsigned line, tt_cycle *cy,
+                    tt_hostw *hw, unsigned *nh, const char **next)
+{
+    uint8_t k;
+    while ((k = cls(q)) == C_BLANK)
+        q++;
+    if (k == C_HASH) {
+        const char *nl = memchr(q, '\n', (size_t)(end - q));
+        *next = nl ? nl + 1 : end;
+        decl d;
+        decl_parse(q, nl ? nl : end, &d);
+        if (decl_check(r, &d) != DECL_OK)
+            return -1;
+        decl_apply(r, &d, line);
+        return 0;
+    }
+    const char *s = q;
+    while (k & C_HEX)
+        k = cls(++q);
+    const size_t n = (size_t)(q - s);
+    if (!(*next = line_rest(q, end)))
+        return -1;
+    if (n == 0)
+        return 0;
+    const unsigned bits = tt_format_bits(r->fmt, r->N);
+    if (n != r->digits)
+        return -1;
+    tt_packed w;
+    memset(&w, 0, sizeof w);
+    for (size_t i = 0; i < n; i++) {
+        const unsigned b = (unsigned)(4 * (n - 1 - i));
+        w.w[b / 64] |= (uint64_t)(cls(s + i) & 15u) << (b % 64);
+    }
+    if (4 * n > bits && npk_bits_get(w.w, TT_WORD_U64, bits, (unsigned)(4 * n - bits)))
+        return -1;
+    tt_decode(r->fmt, r->N, &w, cy, hw, nh);
+    declared(r, cy);
+    return 1;
+}
+
+/* The text [src, src + len) (src[len] is NUL) through the fast reader: 0 with the program
+ * appended, or -1 with the program as it was when a line needs the engine. */
+static int read_fast(word_reader *r, const char *src, size_t len)
+{
+    const char *q = src, *end = src + len, *next = end;
+    uint16_t vals[PORT_COLS_MAX];
+    tt_hostw hw[TT_MAX_N];
+    tt_cycle cy;
+    unsigned nh = 0, line = 0;
+    while (q < end) {
+        int got;
+        line++;
+        if (r->fmt == TT_FMT_PORT) {
+            got = port_fast(r, q, end, vals, &next);
+            if (got > 0)
+                port_cycle(r->N, vals, &cy, hw, &nh);
+        } else {
+            got = hex_fast(r, q, end, line, &cy, hw, &nh, &next);
+        }
+        if (got < 0)
+            goto engine;
+        if (got) {
+            cy.line = line;
+            if (r->p->n - r->n0 >= r->max || tt_program_add(r->p, &cy, hw, nh))
+                goto engine;
+        }
+        q = next;
+    }
+    if (!r->pend_lr && !r->pend_rst)
+        return 0;
+engine:
+    r->p->n = r->n0;
+    r->p->n_hw = r->hw0;
+    return -1;
 }
 
 static int words_statement(npk_asm *a, npk_cur *c)
@@ -756,8 +975,8 @@ int tt_read_words(const char *src, const char *name, tt_format fmt, unsigned N, 
     return tt_read_words_max(src, name, fmt, N, lr0, 0, p, diag);
 }
 
-int tt_read_words_max(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
-                      uint32_t max_cycles, tt_program *p, FILE *diag)
+static int read_words(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
+                      uint32_t max_cycles, tt_program *p, FILE *diag, bool fast)
 {
     const char *file = name ? name : "<input>";
     if (fmt > TT_FMT_PORT || (fmt != TT_FMT_PORT && !tt_format_bits(fmt, N)) || N < 2 ||
@@ -774,10 +993,19 @@ int tt_read_words_max(const char *src, const char *name, tt_format fmt, unsigned
     r.max = max_cycles ? max_cycles : TT_DEFAULT_MAX_CYCLES;
     if (r.max > TT_MAX_CYCLES_LIMIT)
         r.max = TT_MAX_CYCLES_LIMIT;
+    r.digits = (tt_format_bits(fmt, N) + 3) / 4;
+    for (size_t i = 0; fmt == TT_FMT_PORT && i < N_PORT_COLS; i++) {
+        bool lanes = port_cols[i].field < TT_N_FIELDS && tt_fields[port_cols[i].field].lanes;
+        for (unsigned l = 0; l < (lanes ? N : 1); l++)
+            r.width[r.cols++] = (uint8_t)port_width(port_cols[i].field);
+    }
+    size_t len = src ? strlen(src) : 0;
+    if (fast && read_fast(&r, src ? src : "", len) == 0)
+        return 0;
     npk_asm_opts o;
     memset(&o, 0, sizeof o);
     o.diag = diag;
-    npk_asm_result *res = npk_asm_run(&words_target, &r, src, src ? strlen(src) : 0, file, &o);
+    npk_asm_result *res = npk_asm_run(&words_target, &r, src, len, file, &o);
     npk_asm_result *ok;
     int e = npk_asm_result_check(res, file, diag, &ok);
     npk_asm_result_free(ok);
@@ -786,6 +1014,18 @@ int tt_read_words_max(const char *src, const char *name, tt_format fmt, unsigned
         p->n_hw = r.hw0;
     }
     return e;
+}
+
+int tt_read_words_max(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
+                      uint32_t max_cycles, tt_program *p, FILE *diag)
+{
+    return read_words(src, name, fmt, N, lr0, max_cycles, p, diag, true);
+}
+
+int tt_read_words_engine(const char *src, const char *name, tt_format fmt, unsigned N,
+                         uint16_t lr0, uint32_t max_cycles, tt_program *p, FILE *diag)
+{
+    return read_words(src, name, fmt, N, lr0, max_cycles, p, diag, false);
 }
 
 /* ---- which format a text is in ---------------------------------------------------------------- */
