@@ -178,6 +178,11 @@ NPK_API npk_status npk_load_bytes(npk_machine *m, const void *bytes, size_t n, c
  * ("PATH: a FIFO with no writer (waited 2 s)"); a directory, device or socket is refused
  * unread (NPK_ERR_IO). */
 NPK_API npk_status npk_load_file(npk_machine *m, const char *path, FILE *diag);
+/* Let the target read the program file at `path` itself instead of being given its bytes: a
+ * tinytpu machine with stream=1 streams a word file, holding a window of it at a time.
+ * NPK_ERR_UNSUPPORTED (nothing loaded, no message) when the target does not read this file
+ * that way: read it and npk_load_bytes it (npk_load_file tries this first, then does that). */
+NPK_API npk_status npk_load_path(npk_machine *m, const char *path, FILE *diag);
 
 /* ---- running ---------------------------------------------------------------------------- */
 

@@ -934,11 +934,16 @@ int npk_cmd_run(int argc, char **argv)
         return p > 0 ? NPK_EXIT_OK : NPK_EXIT_NOSTART;
 
     /* read once: the target guess and the load share these bytes (a pipe has no second
-     * reading) */
-    uint8_t *data;
-    size_t size;
+     * reading). A machine that may read the file itself (a setting stream=1: tinytpu streams
+     * word files, in constant memory) is created first and asked (npk_load_path); the bytes
+     * are read only if it declines. */
+    uint8_t *data = NULL;
+    size_t size = 0;
     const char *input = o.load_state ? o.load_state : o.program;
-    if (npk_read_file(input, &data, &size) != 0)
+    const int by_path = o.target && !o.load_state && strcmp(input, "-") != 0 &&
+                        (strstr(o.target, "stream") || (o.config && strstr(o.config, "stream")) ||
+                         strstr(o.settings, "stream"));
+    if (!by_path && npk_read_file(input, &data, &size) != 0)
         return NPK_EXIT_NOSTART;
     /* a snapshot names its machine: without -t, its target and configuration */
     char snap_target[64], snap_config[1024];
@@ -1050,8 +1055,12 @@ int npk_cmd_run(int argc, char **argv)
     if (stdout_owned)
         npk_set_output(m, stderr, stderr);
     const char *in_name = strcmp(input, "-") == 0 ? "<stdin>" : input;
-    npk_status loaded = o.load_state ? npk_snapshot_restore(m, data, size, in_name)
-                                     : npk_load_bytes(m, data, size, in_name, stderr);
+    npk_status loaded = by_path ? npk_load_path(m, input, stderr) : NPK_ERR_UNSUPPORTED;
+    if (loaded == NPK_ERR_UNSUPPORTED && by_path && npk_read_file(input, &data, &size) != 0)
+        goto out;
+    if (loaded == NPK_ERR_UNSUPPORTED)
+        loaded = o.load_state ? npk_snapshot_restore(m, data, size, in_name)
+                              : npk_load_bytes(m, data, size, in_name, stderr);
     free(data);
     data = NULL;
     if (loaded != NPK_OK) {

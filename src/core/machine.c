@@ -585,13 +585,27 @@ npk_status npk_load_bytes(npk_machine *m, const void *bytes, size_t n, const cha
     return load_bytes(m, bytes, n, name, diag, 0);
 }
 
+npk_status npk_load_path(npk_machine *m, const char *path, FILE *diag)
+{
+    m->error[0] = '\0';
+    if (!m->target->load_path || !path)
+        return NPK_ERR_UNSUPPORTED;
+    npk_status st = m->target->load_path(m, m->state, path, diag);
+    if (st == NPK_OK)
+        m->loaded = 1, m->exited = 0;
+    return st;
+}
+
 npk_status npk_load_file(npk_machine *m, const char *path, FILE *diag)
 {
     uint8_t *data = NULL;
     size_t n = 0;
     char err[sizeof m->error];
+    npk_status st = npk_load_path(m, path, diag);
+    if (st != NPK_ERR_UNSUPPORTED)
+        return st;
     m->error[0] = '\0';
-    npk_status st = npk_file_read(path, NPK_INPUT_MAX, &data, &n, err, sizeof err);
+    st = npk_file_read(path, NPK_INPUT_MAX, &data, &n, err, sizeof err);
     if (st != NPK_OK)
         return npk_fail(m, st, "%s", err);
     st = load_bytes(m, data, n, path, diag, 1);

@@ -77,6 +77,10 @@ typedef struct npk_target {
                            FILE *diag, uint8_t **image, size_t *size);
     npk_status (*load_asm)(npk_machine *m, void *state, const char *source, const char *name,
                            FILE *diag);
+    /* Optional (npk_load_path): load the program file at `path` by reading it itself (a
+     * stream); NPK_ERR_UNSUPPORTED, with nothing changed and no message, for a file or a
+     * configuration it does not read that way (the core then reads the file whole). */
+    npk_status (*load_path)(npk_machine *m, void *state, const char *path, FILE *diag);
 
     /* Run until stop or until max_insns (0 = unlimited) retire. The target picks its fast
      * loop when npk_obs_active() is false. */

@@ -1147,24 +1147,39 @@ static void commit_end(npk_machine *m, tt_state *s, npk_commit_sink *cs, const t
     npk_commit_end(m, cs, 1, k);
 }
 
+/* A streamed program: the window holding cycle pc, or a fault stop when the file cannot give
+ * it (it changed after the load). */
+static int window(tt_state *s, uint64_t pc, npk_stop *stop)
+{
+    char msg[160];
+    if (!s->stream || tt_window(s, pc, msg, sizeof msg) == 0)
+        return OK;
+    npk_stop_set(stop, NPK_STOP_FAULT, pc, "%s", msg);
+    return STOPPED;
+}
+
 /* The fast loop for N lanes: no observers, the edge inlined (N = 2 gets its own copy). The
  * cycle index lives in a local; s->pc is written back when the loop ends or stops (the step
- * reports its cycle k to the error messages itself). */
+ * reports its cycle k to the error messages itself). A streamed program runs window by window
+ * (a program in memory is one window). */
 TT_ALWAYS_INLINE int fast_loop_n(npk_machine *m, tt_state *s, uint64_t max, npk_stop *stop,
                                  const unsigned N)
 {
-    uint64_t pc = s->pc, end = s->prog.n;
+    uint64_t pc = s->pc, end = tt_prog_len(s);
     if (max && end - pc > max)
         end = pc + max;
-    const tt_cycle *c = s->prog.c;
     uint16_t *const ub = s->ub; /* the UB and its size never change during a run */
     const uint32_t ub_words = s->ub_words;
     int rc = OK;
-    for (; pc < end; pc++)
-        if (step_n(m, s, &c[pc], pc + 1, stop, NULL, N, ub, ub_words) == STOPPED) {
-            rc = STOPPED;
-            break;
-        }
+    while (pc < end && rc == OK && (rc = window(s, pc, stop)) == OK) {
+        const uint64_t base = s->base, wend = base + s->prog.n < end ? base + s->prog.n : end;
+        const tt_cycle *c = s->prog.c;
+        for (; pc < wend; pc++)
+            if (step_n(m, s, &c[pc - base], pc + 1, stop, NULL, N, ub, ub_words) == STOPPED) {
+                rc = STOPPED;
+                break;
+            }
+    }
     s->pc = pc;
     return rc;
 }
@@ -1197,8 +1212,10 @@ npk_status tt_run(npk_machine *m, void *state, uint64_t max, npk_stop *stop)
         npk_dbg *dbg = o->dbg;
         /* channel reads are gathered for the trace's R lines or for read watches */
         s->rec_reads = s->trace_reads || npk_watch_wants(dbg, NPK_WATCH_READ);
-        while (s->pc < s->prog.n && (!max || done < max)) {
-            const tt_cycle *c = &s->prog.c[s->pc];
+        while (s->pc < tt_prog_len(s) && (!max || done < max)) {
+            if (window(s, s->pc, stop) == STOPPED)
+                break;
+            const tt_cycle *c = &s->prog.c[s->pc - s->base];
             uint64_t k = s->pc + 1;
             if (dbg && npk_break_hit(m, s->pc)) {
                 char where[96];
@@ -1237,9 +1254,9 @@ npk_status tt_run(npk_machine *m, void *state, uint64_t max, npk_stop *stop)
         tt_vcd_close(s);
         return NPK_OK;
     }
-    if (s->pc >= s->prog.n) {
+    if (s->pc >= tt_prog_len(s)) {
         npk_stop_set(stop, NPK_STOP_EXIT, s->pc, "end of program after %llu cycles",
-                     (unsigned long long)s->prog.n);
+                     (unsigned long long)tt_prog_len(s));
         stop->exit_code = 0;
         if (o->trace) /* B8: the final contents */
             for (unsigned a = 0; a < s->ub_words; a++)

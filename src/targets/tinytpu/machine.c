@@ -3,9 +3,12 @@
  * target registration. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/config.h"
 #include "core/machine.h"
@@ -17,7 +20,7 @@
     "lanes=2..256, ub_words=1..32768 (65536 for lanes >= 3), lr=Q8.8, reset_at=K[:K...], "      \
     "format=auto|asm|w88|w94|w130|wfull|port, words=w88|w94|w130|wfull|port, "                 \
     "max_cycles=1..1G, all_writes=0|1, trace_reads=0|1, trace_regs=0|1, vcd=FILE, "             \
-    "gating=0|1, vector=0|1"
+    "gating=0|1, vector=0|1, stream=0|1"
 
 extern const npk_target npk_target_tinytpu;
 
@@ -94,6 +97,7 @@ static void tt_destroy(void *state)
     if (!s)
         return;
     tt_program_free(&s->prog);
+    tt_word_stream_close(s->stream);
     tt_vcd_close(s);
     free(s->reset_at);
     free(s->vcd_path);
@@ -113,7 +117,7 @@ static int cmp_u64(const void *a, const void *b)
 static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out)
 {
     npk_config *cfg = (npk_config *)cfg_in;
-    uint64_t N, ub, all, reads, regs_, gating, vector, max_cycles;
+    uint64_t N, ub, all, reads, regs_, gating, vector, max_cycles, stream;
     npk_status st = npk_config_u64(m, cfg, "tinytpu", "lanes", TT_DEFAULT_N, 2, TT_MAX_N, &N);
     if (st != NPK_OK)
         return st;
@@ -134,6 +138,8 @@ static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out
         st = npk_config_u64(m, cfg, "tinytpu", "vector", 1, 0, 1, &vector);
     if (st == NPK_OK)
         st = npk_config_u64(m, cfg, "tinytpu", "trace_regs", 0, 0, 1, &regs_);
+    if (st == NPK_OK)
+        st = npk_config_u64(m, cfg, "tinytpu", "stream", 0, 0, 1, &stream);
     if (st != NPK_OK)
         return st;
     uint16_t lr = 0;
@@ -221,6 +227,7 @@ static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out
     s->trace_reads = (int)reads;
     s->gating = (int)gating;
     s->vector = (int)vector;
+    s->stream_on = (int)stream;
 #if TT_HAVE_AVX2
     s->avx2 = __builtin_cpu_supports("avx2") != 0;
 #endif
@@ -239,20 +246,55 @@ static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out
         return npk_fail(m, NPK_ERR_NOMEM, "tinytpu: out of memory for lanes=%llu",
                         (unsigned long long)N);
     }
-    npk_config_describe(m, "lanes=%u,ub_words=%u,lr=0x%04X,format=%s,words=%s,max_cycles=%u",
+    npk_config_describe(m, "lanes=%u,ub_words=%u,lr=0x%04X,format=%s,words=%s,max_cycles=%u%s",
                         s->N, s->ub_words, s->lr0, format_given ? tt_format_names[fmt] : "auto",
-                        tt_format_names[words], s->max_cycles);
+                        tt_format_names[words], s->max_cycles, s->stream_on ? ",stream=1" : "");
     tt_reset(m, s);
     *out = s;
     return NPK_OK;
 }
 
-/* The reset_at setting turns cycles into reset cycles (B6). */
+/* The reset_at setting turns cycles into reset cycles (B6): those of prog, which holds cycles
+ * base .. base + prog.n - 1 (a streamed program's window). */
 static void apply_reset_at(tt_state *s)
 {
     for (size_t i = 0; i < s->n_reset_at; i++)
-        if (s->reset_at[i] <= s->prog.n)
-            s->prog.c[s->reset_at[i] - 1].rst = 1;
+        if (s->reset_at[i] > s->base && s->reset_at[i] - s->base <= s->prog.n)
+            s->prog.c[s->reset_at[i] - 1 - s->base].rst = 1;
+}
+
+/* The program is no longer streamed (another one is loaded). */
+void tt_stream_drop(tt_state *s)
+{
+    tt_word_stream_close(s->stream);
+    s->stream = NULL;
+    s->base = s->stream_len = 0;
+}
+
+int tt_window(tt_state *s, uint64_t k, char *msg, size_t n)
+{
+    if (!s->stream || (k >= s->base && k - s->base < s->prog.n))
+        return 0;
+    if (k < s->base) {
+        if (tt_word_stream_rewind(s->stream)) {
+            snprintf(msg, n, "the streamed program file cannot be read from its start again");
+            return -1;
+        }
+        s->base = 0, s->prog.n = 0;
+    }
+    for (;;) {
+        s->base += s->prog.n;
+        long got = tt_word_stream_read(s->stream, &s->prog);
+        if (got <= 0 || s->base + (uint64_t)got > s->stream_len) {
+            s->prog.n = 0;
+            snprintf(msg, n, "the streamed program file changed after it was loaded: cycle "
+                     "%llu does not read as it did", (unsigned long long)s->base + 1);
+            return -1;
+        }
+        apply_reset_at(s);
+        if (k - s->base < s->prog.n)
+            return 0;
+    }
 }
 
 /* The format to read `source` in: the format setting, or with format=auto what the file
@@ -293,9 +335,76 @@ static npk_status tt_load_asm(npk_machine *m, void *state, const char *source, c
                         errors == 1 ? "" : "s",
                         fmt == TT_FMT_ASM ? "assembly source" : "the program file");
     }
+    tt_stream_drop(s);
     tt_program_free(&s->prog);
     s->prog = p;
     apply_reset_at(s);
+    return tt_reset(m, s);
+}
+
+/* Setting stream=1: a word file given by path is read as a stream, a window of cycles at a
+ * time, so that its length costs no memory. The file is read through once here to check it
+ * and count its cycles: only a file the fast reader reads cleanly from start to end streams
+ * (a regular file, its format known from its first 64 KiB); anything else, errors included,
+ * is NPK_ERR_UNSUPPORTED, and the core reads the file whole, as with stream=0, which reports
+ * what there is to report. */
+#define TT_STREAM_BUF (1u << 20) /* bytes read at a time: a window of about 18 K port lines */
+#define TT_STREAM_HEAD 65536     /* bytes that must decide the format */
+
+static npk_status tt_load_path(npk_machine *m, void *state, const char *path, FILE *diag)
+{
+    tt_state *s = state;
+    (void)diag;
+    struct stat st;
+    if (!s->stream_on || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return NPK_ERR_UNSUPPORTED;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return NPK_ERR_UNSUPPORTED;
+    char *head = malloc(TT_STREAM_HEAD + 1);
+    ssize_t got = head ? pread(fd, head, TT_STREAM_HEAD, 0) : -1;
+    tt_format fmt = TT_FMT_ASM;
+    if (got >= 0) {
+        size_t n = (size_t)got;
+        if (n == TT_STREAM_HEAD) /* the whole lines only */
+            while (n > 0 && head[n - 1] != '\n')
+                n--;
+        head[n] = '\0';
+        tt_format det;
+        unsigned line;
+        int how = memchr(head, '\0', n) ? -1 : tt_detect_format(head, s->N, &det, &line);
+        if (how >= 0)
+            fmt = s->format_given ? s->format : det;
+        if (how < 0 || (s->format_given && how == 1 &&
+                        (s->format == TT_FMT_ASM || s->format == TT_FMT_PORT)))
+            fmt = TT_FMT_ASM; /* read_format's error, said by the whole-file reader */
+    }
+    free(head);
+    tt_word_stream *ws = fmt == TT_FMT_ASM ? NULL
+                         : tt_word_stream_open(fd, fmt, s->N, s->lr0, s->max_cycles,
+                                               TT_STREAM_BUF);
+    if (!ws) {
+        close(fd);
+        return NPK_ERR_UNSUPPORTED;
+    }
+    tt_program win;
+    tt_program_init(&win, s->N);
+    uint64_t total = 0;
+    long n;
+    while ((n = tt_word_stream_read(ws, &win)) > 0)
+        total += (uint64_t)n;
+    if (n < 0 || tt_word_stream_rewind(ws)) {
+        tt_word_stream_close(ws);
+        tt_program_free(&win);
+        return NPK_ERR_UNSUPPORTED;
+    }
+    tt_stream_drop(s);
+    tt_program_free(&s->prog);
+    win.n = win.n_hw = 0;
+    s->prog = win;
+    s->stream = ws;
+    s->stream_len = total;
+    npk_symbols_clear(m);
     return tt_reset(m, s);
 }
 
@@ -321,6 +430,7 @@ npk_status tt_load_program(npk_machine *m, const tt_program *src)
             return npk_fail(m, NPK_ERR_NOMEM, "tinytpu: out of memory for a %zu-cycle program",
                             src->n);
         }
+    tt_stream_drop(s);
     tt_program_free(&s->prog);
     s->prog = p;
     apply_reset_at(s);
@@ -531,7 +641,9 @@ const npk_target npk_target_tinytpu = {
         "  gating=0         step every block every cycle (default 1: skip blocks at rest;\n"
         "                   results are identical, tests compare the two)\n"
         "  vector=0         lanes >= 3: update the PEs one by one (default 1: row by row as\n"
-        "                   vectors, skipping rows at rest; identical, tests compare)\n",
+        "                   vectors, skipping rows at rest; identical, tests compare)\n"
+        "  stream=1         read a hex-word or port-stream file given by name as a stream,\n"
+        "                   a window of cycles at a time, in constant memory (no snapshots)\n",
     .insn_bytes = 0, /* programs are text: one control word per cycle */
     .insn_note = tt_insn_note,
     .elf_machine = 0,
@@ -541,6 +653,7 @@ const npk_target npk_target_tinytpu = {
     .reset = tt_reset,
     .load_raw = tt_load_raw,
     .load_asm = tt_load_asm,
+    .load_path = tt_load_path,
     .run = tt_run,
     .disasm = tt_disasm_hook,
     .disasm_text = tt_disasm_text,

@@ -87,6 +87,12 @@ typedef struct tt_state {
     /* the program, one record per cycle, and where the run is */
     tt_program prog;
     uint64_t pc;                 /* index of the next cycle's record = cycles done */
+    /* a streamed program (setting stream=1, a word file loaded by path, machine.c): prog is a
+     * window of it, cycles base .. base + prog.n - 1, refilled from the file as the run goes;
+     * stream_len cycles in all. stream NULL: prog is the whole program and base is 0. */
+    int stream_on;
+    tt_word_stream *stream;
+    uint64_t base, stream_len;
 
     /* architectural state (Part A) */
     uint16_t *ub;
@@ -159,6 +165,17 @@ tt_state *tt_state_of(npk_machine *m);
 
 /* Bytes of the word a commit record carries for a cycle: the full-port word (B5) for N lanes. */
 unsigned tt_word_bytes(unsigned N);
+
+/* The program's length in cycles (streamed or not). */
+static inline uint64_t tt_prog_len(const tt_state *s)
+{
+    return s->stream ? s->stream_len : s->prog.n;
+}
+/* A streamed program: make the window hold cycle k (< tt_prog_len). 0, or -1 when the file no
+ * longer reads as it did at the load, with the reason in msg. */
+int tt_window(tt_state *s, uint64_t k, char *msg, size_t n);
+/* The program is no longer streamed (another one replaces it): the file closed, base 0. */
+void tt_stream_drop(tt_state *s);
 
 /* Snapshots (snapshot.c, docs/snapshot.md). */
 struct npk_snap_writer;

@@ -275,10 +275,10 @@ npk_status tt_regs_write(npk_machine *m, tt_state *s, size_t i, uint64_t v)
     tt_regref r = ref_of(s, i);
     switch (r.kind) {
     case K_CYCLE:
-        if (v > s->prog.n)
+        if (v > tt_prog_len(s))
             return npk_fail(m, NPK_ERR_RANGE, "tinytpu: cycle %llu is past the end of the "
                             "%llu-cycle program", (unsigned long long)v,
-                            (unsigned long long)s->prog.n);
+                            (unsigned long long)tt_prog_len(s));
         s->pc = v;
         return NPK_OK;
     case K_WP: s->wp = (uint32_t)v; break;

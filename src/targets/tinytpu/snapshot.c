@@ -29,7 +29,10 @@ npk_status tt_snap_save(npk_machine *m, void *state, npk_snap_writer *w)
 {
     tt_state *s = state;
     const unsigned N = s->N;
-    (void)m;
+    if (s->stream)
+        return npk_fail(m, NPK_ERR_UNSUPPORTED,
+                        "tinytpu: a streamed program (stream=1) is not kept in snapshots: load "
+                        "it with stream=0 to save the machine's state");
     npk_snap_begin(w, "PROG");
     npk_snap_u64(w, s->prog.n);
     for (size_t k = 0; k < s->prog.n; k++) {
@@ -329,6 +332,7 @@ npk_status tt_snap_restore(npk_machine *m, void *state, npk_snap_reader *r)
     for (size_t a = 0; a < s->ub_words; a++)
         s->ub[a] = (uint16_t)(ub[2 * a] | ub[2 * a + 1] << 8);
     free(ub);
+    tt_stream_drop(s);
     tt_program_free(&s->prog);
     s->prog = prog;
     s->pc = g.pc, s->wp = g.wp, s->gptr = g.gptr, s->mode = g.mode;

@@ -127,6 +127,19 @@ int tt_read_words_max(const char *src, const char *name, tt_format fmt, unsigned
  * reports the errors. This one always uses the engine: for the tests that compare the two. */
 int tt_read_words_engine(const char *src, const char *name, tt_format fmt, unsigned N,
                          uint16_t lr0, uint32_t max_cycles, tt_program *p, FILE *diag);
+/* A word file read as a stream (the machine's stream=1): the fast reader over a buffer of
+ * buf_size bytes, one buffer's whole lines at a time. Open takes the file descriptor (closed by
+ * tt_word_stream_close); NULL for a format that is not a word format for N, or out of memory.
+ * tt_word_stream_read empties p and reads the next cycles into it: their count, 0 at the end
+ * of the file, -1 at a line the fast reader leaves to the engine (an error, a line longer than
+ * the buffer, bytes other than text: tt_read_words says what it is) or a read error; cycle
+ * records keep their file line. tt_word_stream_rewind goes back to the start (0, or -1). */
+typedef struct tt_word_stream tt_word_stream;
+tt_word_stream *tt_word_stream_open(int fd, tt_format fmt, unsigned N, uint16_t lr0,
+                                    uint32_t max_cycles, size_t buf_size);
+long tt_word_stream_read(tt_word_stream *ws, tt_program *p);
+int tt_word_stream_rewind(tt_word_stream *ws);
+void tt_word_stream_close(tt_word_stream *ws);
 /* Cycle k of p as one word of format f (hex digits of a packed format, or the port stream's
  * fields; `reset` for a reset cycle in a packed format), left-aligned in `width` columns, no
  * newline. tt_cycle_text_width: the width of one word of f for N lanes. */

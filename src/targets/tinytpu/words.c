@@ -1,9 +1,12 @@
 /* tinytpu control words: the program model's storage, the packed formats of fields.def (w88,
  * w94, w130 and the N-lane full-port word, spec B3-B5), the read-issue rule (A7.8) and the two
  * line formats that carry words as text: hex word files (B7.1) and the port stream (B7.2). */
+#define _POSIX_C_SOURCE 200809L /* read, lseek */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "asm/asm.h"
 #include "targets/tinytpu/tinytpu.h"
@@ -482,8 +485,10 @@ typedef struct word_reader {
     bool pend_lr, pend_rst;
     uint16_t pend_lr_v;
     unsigned pend_line;
-    /* the fast reader: the port stream's columns and their widths; a hex word's digits */
-    unsigned cols, digits;
+    /* the fast reader: the port stream's columns and their widths; a hex word's digits; the
+     * line read last; cycles read before p's first (a stream's earlier windows) */
+    unsigned cols, digits, line;
+    size_t done;
     uint8_t width[PORT_COLS_MAX];
 } word_reader;
 
@@ -579,7 +584,7 @@ enum { DECL_OK, DECL_OTHER_FORMAT, DECL_OTHER_N, DECL_WRONG_CYCLE, DECL_LR_UNUSE
 
 static size_t next_cycle(const word_reader *r)
 {
-    return r->p->n - r->n0 + 1;
+    return r->done + r->p->n - r->n0 + 1;
 }
 
 static int decl_check(const word_reader *r, const decl *d)
@@ -889,37 +894,43 @@ static int hex_fast(word_reader *r, const char *q, const char *end, unsigned lin
     return 1;
 }
 
-/* The text [src, src + len) (src[len] is NUL) through the fast reader: 0 with the program
- * appended, or -1 with the program as it was when a line needs the engine. */
-static int read_fast(word_reader *r, const char *src, size_t len)
+/* Whole lines [q, end) through the fast reader, appended to r->p (*end is NUL, or the text goes
+ * on after the '\n' that ends the last line): 0, or -1 at a line that needs the engine. */
+static int fast_lines(word_reader *r, const char *q, const char *end)
 {
-    const char *q = src, *end = src + len, *next = end;
+    const char *next = end;
     uint16_t vals[PORT_COLS_MAX];
     tt_hostw hw[TT_MAX_N];
     tt_cycle cy;
-    unsigned nh = 0, line = 0;
+    unsigned nh = 0;
     while (q < end) {
         int got;
-        line++;
+        r->line++;
         if (r->fmt == TT_FMT_PORT) {
             got = port_fast(r, q, end, vals, &next);
             if (got > 0)
                 port_cycle(r->N, vals, &cy, hw, &nh);
         } else {
-            got = hex_fast(r, q, end, line, &cy, hw, &nh, &next);
+            got = hex_fast(r, q, end, r->line, &cy, hw, &nh, &next);
         }
         if (got < 0)
-            goto engine;
+            return -1;
         if (got) {
-            cy.line = line;
-            if (r->p->n - r->n0 >= r->max || tt_program_add(r->p, &cy, hw, nh))
-                goto engine;
+            cy.line = r->line;
+            if (r->done + r->p->n - r->n0 >= r->max || tt_program_add(r->p, &cy, hw, nh))
+                return -1;
         }
         q = next;
     }
-    if (!r->pend_lr && !r->pend_rst)
+    return 0;
+}
+
+/* The text [src, src + len) (src[len] is NUL) through the fast reader: 0 with the program
+ * appended, or -1 with the program as it was when a line needs the engine. */
+static int read_fast(word_reader *r, const char *src, size_t len)
+{
+    if (fast_lines(r, src, src + len) == 0 && !r->pend_lr && !r->pend_rst)
         return 0;
-engine:
     r->p->n = r->n0;
     r->p->n_hw = r->hw0;
     return -1;
@@ -975,12 +986,36 @@ int tt_read_words(const char *src, const char *name, tt_format fmt, unsigned N, 
     return tt_read_words_max(src, name, fmt, N, lr0, 0, p, diag);
 }
 
+/* A reader of fmt words for N lanes (checked by the caller) appending to p. */
+static void reader_init(word_reader *r, tt_program *p, tt_format fmt, unsigned N, uint16_t lr0,
+                        uint32_t max_cycles)
+{
+    memset(r, 0, sizeof *r);
+    r->p = p, r->fmt = fmt, r->N = N, r->lr0 = lr0, r->lr = lr0;
+    if (p)
+        r->n0 = p->n, r->hw0 = p->n_hw;
+    r->max = max_cycles ? max_cycles : TT_DEFAULT_MAX_CYCLES;
+    if (r->max > TT_MAX_CYCLES_LIMIT)
+        r->max = TT_MAX_CYCLES_LIMIT;
+    r->digits = (tt_format_bits(fmt, N) + 3) / 4;
+    for (size_t i = 0; fmt == TT_FMT_PORT && i < N_PORT_COLS; i++) {
+        bool lanes = port_cols[i].field < TT_N_FIELDS && tt_fields[port_cols[i].field].lanes;
+        for (unsigned l = 0; l < (lanes ? N : 1); l++)
+            r->width[r->cols++] = (uint8_t)port_width(port_cols[i].field);
+    }
+}
+
+static bool word_format_ok(tt_format fmt, unsigned N)
+{
+    return fmt <= TT_FMT_PORT && (fmt == TT_FMT_PORT || tt_format_bits(fmt, N)) && N >= 2 &&
+           N <= TT_MAX_N;
+}
+
 static int read_words(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
                       uint32_t max_cycles, tt_program *p, FILE *diag, bool fast)
 {
     const char *file = name ? name : "<input>";
-    if (fmt > TT_FMT_PORT || (fmt != TT_FMT_PORT && !tt_format_bits(fmt, N)) || N < 2 ||
-        N > TT_MAX_N) {
+    if (!word_format_ok(fmt, N)) {
         if (diag)
             fprintf(diag, "%s: error: %s for N = %u is not a word format (w88, w94 and w130 "
                           "need N = 2; N is 2..%u)\n",
@@ -988,17 +1023,7 @@ static int read_words(const char *src, const char *name, tt_format fmt, unsigned
         return 1;
     }
     word_reader r;
-    memset(&r, 0, sizeof r);
-    r.p = p, r.n0 = p->n, r.hw0 = p->n_hw, r.fmt = fmt, r.N = N, r.lr0 = lr0, r.lr = lr0;
-    r.max = max_cycles ? max_cycles : TT_DEFAULT_MAX_CYCLES;
-    if (r.max > TT_MAX_CYCLES_LIMIT)
-        r.max = TT_MAX_CYCLES_LIMIT;
-    r.digits = (tt_format_bits(fmt, N) + 3) / 4;
-    for (size_t i = 0; fmt == TT_FMT_PORT && i < N_PORT_COLS; i++) {
-        bool lanes = port_cols[i].field < TT_N_FIELDS && tt_fields[port_cols[i].field].lanes;
-        for (unsigned l = 0; l < (lanes ? N : 1); l++)
-            r.width[r.cols++] = (uint8_t)port_width(port_cols[i].field);
-    }
+    reader_init(&r, p, fmt, N, lr0, max_cycles);
     size_t len = src ? strlen(src) : 0;
     if (fast && read_fast(&r, src ? src : "", len) == 0)
         return 0;
@@ -1026,6 +1051,111 @@ int tt_read_words_engine(const char *src, const char *name, tt_format fmt, unsig
                          uint16_t lr0, uint32_t max_cycles, tt_program *p, FILE *diag)
 {
     return read_words(src, name, fmt, N, lr0, max_cycles, p, diag, false);
+}
+
+/* ---- a streamed word file ------------------------------------------------------------------- */
+
+struct tt_word_stream {
+    word_reader r;
+    int fd;
+    char *buf; /* cap bytes, then a NUL after the len read */
+    size_t cap, pos, len;
+    size_t last; /* cycles the last read gave */
+    bool eof;
+};
+
+tt_word_stream *tt_word_stream_open(int fd, tt_format fmt, unsigned N, uint16_t lr0,
+                                    uint32_t max_cycles, size_t buf_size)
+{
+    if (!word_format_ok(fmt, N) || buf_size < 2)
+        return NULL;
+    tt_word_stream *ws = calloc(1, sizeof *ws);
+    if (!ws || !(ws->buf = malloc(buf_size + 1))) {
+        free(ws);
+        return NULL;
+    }
+    reader_init(&ws->r, NULL, fmt, N, lr0, max_cycles);
+    ws->fd = fd;
+    ws->cap = buf_size;
+    ws->buf[0] = '\0';
+    return ws;
+}
+
+void tt_word_stream_close(tt_word_stream *ws)
+{
+    if (!ws)
+        return;
+    close(ws->fd);
+    free(ws->buf);
+    free(ws);
+}
+
+int tt_word_stream_rewind(tt_word_stream *ws)
+{
+    word_reader *r = &ws->r;
+    r->p = NULL;
+    r->done = ws->last = 0;
+    r->line = 0;
+    r->lr = r->lr0;
+    r->pend_lr = r->pend_rst = false;
+    ws->pos = ws->len = 0;
+    ws->eof = false;
+    ws->buf[0] = '\0';
+    return lseek(ws->fd, 0, SEEK_SET) == 0 ? 0 : -1;
+}
+
+/* Bytes the whole-file reader treats otherwise: NUL (an error there) and control characters
+ * other than white space (too many make the file an image, not text). */
+static bool odd_bytes(const char *p, size_t n)
+{
+    unsigned char bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b = (unsigned char)p[i];
+        bad |= b < 0x20 && (b < '\t' || b > '\r');
+    }
+    return bad != 0;
+}
+
+long tt_word_stream_read(tt_word_stream *ws, tt_program *p)
+{
+    word_reader *r = &ws->r;
+    r->done += ws->last;
+    ws->last = 0;
+    p->n = p->n_hw = 0;
+    r->p = p, r->n0 = 0, r->hw0 = 0;
+    for (;;) {
+        char *q = ws->buf + ws->pos, *e = ws->buf + ws->len, *nl = e;
+        while (nl > q && nl[-1] != '\n')
+            nl--;
+        if (nl > q) { /* whole lines */
+            ws->pos = (size_t)(nl - ws->buf);
+            if (fast_lines(r, q, nl))
+                return -1;
+            if (p->n)
+                return (long)(ws->last = p->n);
+            continue;
+        }
+        if (ws->eof) { /* the last line, if it has no '\n' */
+            ws->pos = ws->len;
+            if (fast_lines(r, q, e) || r->pend_lr || r->pend_rst)
+                return -1;
+            return (long)(ws->last = p->n);
+        }
+        size_t keep = (size_t)(e - q);
+        memmove(ws->buf, q, keep);
+        ws->pos = 0, ws->len = keep;
+        if (keep == ws->cap)
+            return -1; /* a line longer than the buffer */
+        ssize_t got;
+        do
+            got = read(ws->fd, ws->buf + keep, ws->cap - keep);
+        while (got < 0 && errno == EINTR);
+        if (got < 0 || odd_bytes(ws->buf + keep, (size_t)got))
+            return -1;
+        ws->eof = got == 0;
+        ws->len += (size_t)got;
+        ws->buf[ws->len] = '\0';
+    }
 }
 
 /* ---- which format a text is in ---------------------------------------------------------------- */
