@@ -387,21 +387,13 @@ static npk_status tt_load_path(npk_machine *m, void *state, const char *path, FI
         close(fd);
         return NPK_ERR_UNSUPPORTED;
     }
-    tt_program win;
-    tt_program_init(&win, s->N);
     uint64_t total = 0;
-    long n;
-    while ((n = tt_word_stream_read(ws, &win)) > 0)
-        total += (uint64_t)n;
-    if (n < 0 || tt_word_stream_rewind(ws)) {
+    if (tt_word_stream_count(ws, &total) || tt_word_stream_rewind(ws)) {
         tt_word_stream_close(ws);
-        tt_program_free(&win);
         return NPK_ERR_UNSUPPORTED;
     }
     tt_stream_drop(s);
     tt_program_free(&s->prog);
-    win.n = win.n_hw = 0;
-    s->prog = win;
     s->stream = ws;
     s->stream_len = total;
     npk_symbols_clear(m);

@@ -138,6 +138,9 @@ typedef struct tt_word_stream tt_word_stream;
 tt_word_stream *tt_word_stream_open(int fd, tt_format fmt, unsigned N, uint16_t lr0,
                                     uint32_t max_cycles, size_t buf_size);
 long tt_word_stream_read(tt_word_stream *ws, tt_program *p);
+/* Read the rest of the file checking it and counting its cycles, keeping none (then rewind):
+ * 0 with the count, or -1 as tt_word_stream_read. */
+int tt_word_stream_count(tt_word_stream *ws, uint64_t *n);
 int tt_word_stream_rewind(tt_word_stream *ws);
 void tt_word_stream_close(tt_word_stream *ws);
 /* Cycle k of p as one word of format f (hex digits of a packed format, or the port stream's

@@ -490,6 +490,12 @@ typedef struct word_reader {
     unsigned cols, digits, line;
     size_t done;
     uint8_t width[PORT_COLS_MAX];
+    /* the port stream: each field's first column; each column's digits as tt_write_words
+     * writes them, and the length of such a line ('\n' included) */
+    unsigned at[TT_N_FIELDS + 2];
+    uint8_t digs[PORT_COLS_MAX];
+    size_t canon_len;
+    bool count_only; /* count the cycles in done, keep none (a stream's first reading) */
 } word_reader;
 
 static int add_cycle(npk_asm *a, word_reader *r, tt_cycle *c, const tt_hostw *hw, unsigned nh)
@@ -692,40 +698,29 @@ static int hex_statement(npk_asm *a, npk_cur *c, word_reader *r)
 }
 
 /* The cycle that a port-stream line's values (in column order, fields.def) give. */
-static void port_cycle(unsigned N, const uint16_t *vals, tt_cycle *cy, tt_hostw *hw,
+static void port_cycle(const word_reader *r, const uint16_t *vals, tt_cycle *cy, tt_hostw *hw,
                        unsigned *nh)
 {
-    uint8_t hv[TT_MAX_N];
-    uint16_t hd[TT_MAX_N];
+    const unsigned *at = r->at;
     memset(cy, 0, sizeof *cy);
-    for (size_t i = 0; i < N_PORT_COLS; i++) {
-        const port_col *pc = &port_cols[i];
-        bool lanes = pc->field < TT_N_FIELDS && tt_fields[pc->field].lanes;
-        for (unsigned l = 0; l < (lanes ? N : 1); l++) {
-            const uint16_t v = *vals++;
-            switch (pc->field) {
-            case PORT_RST: cy->rst = (uint8_t)v; break;
-            case PORT_LR: cy->lr = v; break;
-            case TT_F_SW: cy->sw = (uint8_t)v; break;
-            case TT_F_START: cy->start = (uint8_t)v; break;
-            case TT_F_T: cy->T = (uint8_t)v; break;
-            case TT_F_HV: hv[l] = (uint8_t)v; break;
-            case TT_F_HD: hd[l] = v; break;
-            case TT_F_SEL: cy->sel = v; break;
-            case TT_F_ADDR: cy->addr = v; break;
-            case TT_F_ROWS: cy->rows = v; break;
-            case TT_F_COLS: cy->cols = v; break;
-            case TT_F_PATHWAY: cy->pathway = (uint8_t)v; break;
-            case TT_F_LEAK: cy->leak = v; break;
-            case TT_F_INV: cy->inv = v; break;
-            default: break;
-            }
-        }
-    }
-    *nh = 0;
-    for (unsigned l = 0; l < N; l++)
+    cy->rst = (uint8_t)vals[at[PORT_RST]];
+    cy->lr = vals[at[PORT_LR]];
+    cy->sw = (uint8_t)vals[at[TT_F_SW]];
+    cy->start = (uint8_t)vals[at[TT_F_START]];
+    cy->T = (uint8_t)vals[at[TT_F_T]];
+    cy->sel = vals[at[TT_F_SEL]];
+    cy->addr = vals[at[TT_F_ADDR]];
+    cy->rows = vals[at[TT_F_ROWS]];
+    cy->cols = vals[at[TT_F_COLS]];
+    cy->pathway = (uint8_t)vals[at[TT_F_PATHWAY]];
+    cy->leak = vals[at[TT_F_LEAK]];
+    cy->inv = vals[at[TT_F_INV]];
+    const uint16_t *hv = vals + at[TT_F_HV], *hd = vals + at[TT_F_HD];
+    unsigned n = 0;
+    for (unsigned l = 0; l < r->N; l++)
         if (hv[l])
-            hw[(*nh)++] = (tt_hostw){(uint16_t)l, hd[l]};
+            hw[n++] = (tt_hostw){(uint16_t)l, hd[l]};
+    *nh = n;
 }
 
 static int port_statement(npk_asm *a, npk_cur *c, word_reader *r)
@@ -773,7 +768,7 @@ static int port_statement(npk_asm *a, npk_cur *c, word_reader *r)
     tt_cycle cy;
     tt_hostw hw[TT_MAX_N];
     unsigned nh;
-    port_cycle(N, vals, &cy, hw, &nh);
+    port_cycle(r, vals, &cy, hw, &nh);
     return add_cycle(a, r, &cy, hw, nh);
 }
 
@@ -826,6 +821,27 @@ static const char *line_rest(const char *q, const char *end)
 static int port_fast(const word_reader *r, const char *q, const char *end, uint16_t *vals,
                      const char **next)
 {
+    /* first, the line as tt_write_words writes it: each column's digits, one space between,
+     * '\n'; checked and converted without a branch per character */
+    if ((size_t)(end - q) >= r->canon_len && q[r->canon_len - 1] == '\n') {
+        const char *p = q;
+        unsigned hex = C_HEX, over = 0, seps = 0;
+        for (unsigned j = 0; j < r->cols; j++) {
+            unsigned v = 0;
+            for (unsigned d = r->digs[j]; d; d--) {
+                const unsigned t = cls(p++);
+                hex &= t;
+                v = v << 4 | (t & 15u);
+            }
+            over |= v >> r->width[j];
+            seps |= (unsigned char)*p++ ^ (j + 1 < r->cols ? ' ' : '\n');
+            vals[j] = (uint16_t)v;
+        }
+        if (hex && !over && !seps) {
+            *next = p;
+            return 1;
+        }
+    }
     unsigned j = 0;
     uint8_t k;
     for (;;) {
@@ -908,8 +924,8 @@ static int fast_lines(word_reader *r, const char *q, const char *end)
         r->line++;
         if (r->fmt == TT_FMT_PORT) {
             got = port_fast(r, q, end, vals, &next);
-            if (got > 0)
-                port_cycle(r->N, vals, &cy, hw, &nh);
+            if (got > 0 && !r->count_only)
+                port_cycle(r, vals, &cy, hw, &nh);
         } else {
             got = hex_fast(r, q, end, r->line, &cy, hw, &nh, &next);
         }
@@ -917,7 +933,11 @@ static int fast_lines(word_reader *r, const char *q, const char *end)
             return -1;
         if (got) {
             cy.line = r->line;
-            if (r->done + r->p->n - r->n0 >= r->max || tt_program_add(r->p, &cy, hw, nh))
+            if (r->done + r->p->n - r->n0 >= r->max)
+                return -1;
+            if (r->count_only)
+                r->done++;
+            else if (tt_program_add(r->p, &cy, hw, nh))
                 return -1;
         }
         q = next;
@@ -1000,8 +1020,12 @@ static void reader_init(word_reader *r, tt_program *p, tt_format fmt, unsigned N
     r->digits = (tt_format_bits(fmt, N) + 3) / 4;
     for (size_t i = 0; fmt == TT_FMT_PORT && i < N_PORT_COLS; i++) {
         bool lanes = port_cols[i].field < TT_N_FIELDS && tt_fields[port_cols[i].field].lanes;
-        for (unsigned l = 0; l < (lanes ? N : 1); l++)
+        r->at[port_cols[i].field] = r->cols;
+        for (unsigned l = 0; l < (lanes ? N : 1); l++) {
+            r->digs[r->cols] = (uint8_t)port_cols[i].digits;
+            r->canon_len += port_cols[i].digits + 1u;
             r->width[r->cols++] = (uint8_t)port_width(port_cols[i].field);
+        }
     }
 }
 
@@ -1095,6 +1119,7 @@ int tt_word_stream_rewind(tt_word_stream *ws)
     word_reader *r = &ws->r;
     r->p = NULL;
     r->done = ws->last = 0;
+    r->count_only = false;
     r->line = 0;
     r->lr = r->lr0;
     r->pend_lr = r->pend_rst = false;
@@ -1116,6 +1141,19 @@ static bool odd_bytes(const char *p, size_t n)
     return bad != 0;
 }
 
+int tt_word_stream_count(tt_word_stream *ws, uint64_t *n)
+{
+    tt_program none;
+    tt_program_init(&none, ws->r.N);
+    ws->r.count_only = true;
+    long got;
+    while ((got = tt_word_stream_read(ws, &none)) > 0)
+        ;
+    ws->r.count_only = false;
+    *n = ws->r.done;
+    return got < 0 ? -1 : 0;
+}
+
 long tt_word_stream_read(tt_word_stream *ws, tt_program *p)
 {
     word_reader *r = &ws->r;
@@ -1128,18 +1166,22 @@ long tt_word_stream_read(tt_word_stream *ws, tt_program *p)
         while (nl > q && nl[-1] != '\n')
             nl--;
         if (nl > q) { /* whole lines */
+            const size_t done0 = r->done;
             ws->pos = (size_t)(nl - ws->buf);
             if (fast_lines(r, q, nl))
                 return -1;
             if (p->n)
                 return (long)(ws->last = p->n);
+            if (r->done > done0) /* counting */
+                return (long)(r->done - done0);
             continue;
         }
         if (ws->eof) { /* the last line, if it has no '\n' */
             ws->pos = ws->len;
+            const size_t done0 = r->done;
             if (fast_lines(r, q, e) || r->pend_lr || r->pend_rst)
                 return -1;
-            return (long)(ws->last = p->n);
+            return r->count_only ? (long)(r->done - done0) : (long)(ws->last = p->n);
         }
         size_t keep = (size_t)(e - q);
         memmove(ws->buf, q, keep);

@@ -69,7 +69,7 @@ static void compare(const char *src, tt_format fmt, unsigned N, uint16_t lr0, ui
 /* One to three random edits of t (in place; room for 3 more bytes). */
 static void mutate(rng *r, char *t)
 {
-    static const char chars[] = " \t\r\f\v#,gx:.;-\n0Ff1A";
+    static const char chars[] = " \t\r\f\v#,gx:.;-\n0Ff1A2378";
     unsigned edits = 1 + rng_below(r, 3);
     for (unsigned i = 0; i < edits; i++) {
         size_t n = strlen(t), at = rng_below(r, (unsigned)n + 1);
