@@ -82,6 +82,7 @@ bench: build
 	$(BUILD)/bench/rvnpu/bench_transformer
 	$(BUILD)/bench/opennpu/bench_opennpu
 	$(BUILD)/bench/tinytpu/bench_tinytpu
+	$(BUILD)/bench/tinytpu/bench_tinytpu_stream
 	$(BUILD)/bench/pccx/bench_pccx
 	$(BUILD)/bench/pccx/pccx_gemma --split
 

@@ -43,6 +43,8 @@ typedef struct tt_net {
  * Returns 0, or -1 with "name:line: message" in err. net is initialised by the call; free it
  * with tt_net_free either way. */
 int tt_net_parse(const char *src, const char *name, tt_net *net, char *err, size_t err_size);
+/* tt_net_parse of the file at path (read with npk_file_read; its name in messages). */
+int tt_net_read(const char *path, tt_net *net, char *err, size_t err_size);
 void tt_net_free(tt_net *net);
 /* Allocate the matrices for the shape already set in net (L, d, B); values 0. 0 or -1. */
 int tt_net_alloc(tt_net *net);

@@ -8,7 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "targets/tinytpu/compile.h"
+
+int tt_net_read(const char *path, tt_net *net, char *err, size_t err_size)
+{
+    uint8_t *src = NULL;
+    size_t n;
+    memset(net, 0, sizeof *net);
+    if (npk_file_read(path, 0, &src, &n, err, err_size) != NPK_OK)
+        return -1;
+    int rc = tt_net_parse((const char *)src, path, net, err, err_size);
+    free(src);
+    return rc;
+}
 
 void npk_tinytpu_compiled_free(npk_tinytpu_compiled *c)
 {

@@ -13,7 +13,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "core/file.h"
 #include "npukit/npukit.h"
 #include "targets/tinytpu/compile.h"
 #include "targets/tinytpu/machine.h"
@@ -40,11 +39,17 @@ static void add_state(npk_machine *m, FILE *f, const npk_stop *stop)
 {
     fprintf(f, "stop %d pc %llu: %s\n", (int)stop->reason, (unsigned long long)stop->pc,
             stop->message);
-    uint64_t size = 0;
-    const uint8_t *ub = npk_space_data(m, "ub", &size);
-    for (uint64_t i = 0; ub && i < size; i++)
+    const uint64_t size = 2ull * tt_state_of(m)->ub_words;
+    uint8_t *ub = malloc(size);
+    NPK_CHECK(ub && npk_mem_read(m, "ub", 0, ub, size) == NPK_OK);
+    unsigned nonzero = 0;
+    for (uint64_t i = 0; ub && i < size; i++) {
         fprintf(f, "%02X", ub[i]);
-    fputc('\n', f);
+        nonzero += ub[i] != 0;
+    }
+    fprintf(f, "\n%u bytes not zero\n", nonzero);
+    NPK_CHECK(nonzero > 1000); /* the program writes most of its UB words */
+    free(ub);
     for (size_t i = 0; i < npk_reg_count(m); i++) {
         const npk_reg_info *r = npk_reg(m, i);
         uint64_t v = 0;
@@ -161,18 +166,12 @@ int main(int argc, char **argv)
 {
     const unsigned long want = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000000ul;
     char err[512];
-    uint8_t *src = NULL;
-    size_t src_n;
     tt_net net;
     tt_compiled c;
-    if (npk_file_read(XOR_NET, 0, &src, &src_n, err, sizeof err) != NPK_OK ||
-        tt_net_parse((const char *)src, XOR_NET, &net, err, sizeof err) ||
-        tt_compile(&net, &c, err, sizeof err)) {
+    if (tt_net_read(XOR_NET, &net, err, sizeof err) || tt_compile(&net, &c, err, sizeof err)) {
         NPK_REPORT(0, "cannot compile %s: %s\n", XOR_NET, err);
-        free(src);
         return npk_test_done();
     }
-    free(src);
     /* the stream: repetitions of the program (each starts with a reset cycle), lr + 8 r mod 32 */
     char dir[] = "/tmp/npk_tt_streamXXXXXX", path[64];
     NPK_CHECK(mkdtemp(dir) != NULL);
@@ -195,17 +194,17 @@ int main(int argc, char **argv)
            (unsigned long long)cycles);
     free(lr);
 
-    /* a reset cycle by the setting in the first window and one in the last repetition */
+    /* a reset cycle by the setting in the first window and one in the last repetition, two
+     * cycles into its host load */
     char spec[256];
     const char *fmt = "tinytpu:lanes=2,ub_words=%u,lr=0x%04X,reset_at=1000:%llu,stream=%d";
-    snprintf(spec, sizeof spec, fmt, net.ub_words, c.lr, (unsigned long long)(cycles - 3000),
-             1);
+    const unsigned long long last_rep = (unsigned long long)(cycles - c.prog.n);
+    snprintf(spec, sizeof spec, fmt, net.ub_words, c.lr, last_rep + 3, 1);
     long kb0 = peak_kb();
     result streamed, memory;
     run_ops(spec, path, cycles / 2, 1, &streamed);
     long kb1 = peak_kb();
-    snprintf(spec, sizeof spec, fmt, net.ub_words, c.lr, (unsigned long long)(cycles - 3000),
-             0);
+    snprintf(spec, sizeof spec, fmt, net.ub_words, c.lr, last_rep + 3, 0);
     run_ops(spec, path, cycles / 2, 0, &memory);
     long kb2 = peak_kb();
     const char *a = streamed.text ? streamed.text : "", *b = memory.text ? memory.text : "";
