@@ -94,4 +94,17 @@ expect 125 "bare.hex:5:1: error: more than 4 cycles" -- "$NPK" run -t tinytpu:ma
 [ "$(grep -c 'error:' out)" = 1 ] && ok || bad "the word-file limit was said $(grep -c 'error:' out) times, want once"
 expect 0 "$TRAINED" -- "$NPK" run -t tinytpu:max_cycles=93 --dump ub:24:4 xor.hex
 
+# --- stream=1: word files read as a stream give the same results and the same errors ---
+w1 xor.port --config stream=1
+w1 xor.hex --config stream=1
+w1 xor.tt --config stream=1                # assembly is not streamed: read whole
+expect 0 "reset_cycles   3" -- "$NPK" run -t tinytpu:stream=1 --reset-at 2,93 --stats xor.hex
+expect 125 "bare.hex:5:1: error: more than 4 cycles" -- \
+  "$NPK" run -t tinytpu:max_cycles=4,format=w94,stream=1 bare.hex
+expect 125 "xor.hex:2:11: error: the file declares w94 words, but it is read as w130" -- \
+  "$NPK" run -t tinytpu:format=w130,stream=1 xor.hex
+expect 125 "missing.port: cannot open" -- "$NPK" run -t tinytpu:stream=1 missing.port
+expect 125 "not kept in snapshots: load it with stream=0" -- \
+  "$NPK" run -t tinytpu:stream=1 --save-state st.snap xor.port
+
 finish
