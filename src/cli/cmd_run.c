@@ -934,15 +934,13 @@ int npk_cmd_run(int argc, char **argv)
         return p > 0 ? NPK_EXIT_OK : NPK_EXIT_NOSTART;
 
     /* read once: the target guess and the load share these bytes (a pipe has no second
-     * reading). A machine that may read the file itself (a setting stream=1: tinytpu streams
-     * word files, in constant memory) is created first and asked (npk_load_path); the bytes
-     * are read only if it declines. */
+     * reading). With -t and a named file, the machine is created first and asked to read the
+     * file itself (npk_load_path: tinytpu with stream=1 streams word files in constant
+     * memory); the bytes are read only if it declines, as every other machine does. */
     uint8_t *data = NULL;
     size_t size = 0;
     const char *input = o.load_state ? o.load_state : o.program;
-    const int by_path = o.target && !o.load_state && strcmp(input, "-") != 0 &&
-                        (strstr(o.target, "stream") || (o.config && strstr(o.config, "stream")) ||
-                         strstr(o.settings, "stream"));
+    const int by_path = o.target && !o.load_state && strcmp(input, "-") != 0;
     if (!by_path && npk_read_file(input, &data, &size) != 0)
         return NPK_EXIT_NOSTART;
     /* a snapshot names its machine: without -t, its target and configuration */
