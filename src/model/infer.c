@@ -1,0 +1,646 @@
+/* Shape and type inference for the operators of ops.def, as the ONNX operator specification
+ * defines them (docs/models.md states each rule), with parameter and MAC counts; and the
+ * cheap constant folding (Constant, Identity, Reshape, Flatten, Transpose of constants). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/checked.h"
+#include "model/internal.h"
+#include "onnx.pb-c.h"
+
+typedef struct ctx {
+    npk_reader *r;
+    int idx;
+    npk_node *n;
+    npk_model *m;
+} ctx;
+
+#define FAIL(c, ...) npk_model_fail((c)->r, (c)->idx, __VA_ARGS__)
+
+static npk_value *in(ctx *c, int k)
+{
+    return k < c->n->n_in && c->n->in[k] >= 0 ? &c->m->values[c->n->in[k]] : NULL;
+}
+
+static npk_value *out(ctx *c, int k)
+{
+    return k < c->n->n_out && c->n->out[k] >= 0 ? &c->m->values[c->n->out[k]] : NULL;
+}
+
+static int64_t attr_int(ctx *c, const char *name, int64_t def)
+{
+    const npk_attr *a = npk_node_attr(c->n, name);
+    return a && a->kind == NPK_ATTR_INT ? a->i : def;
+}
+
+/* An ints attribute of exactly `count` entries (count < 0: any), or NULL when absent. */
+static int attr_ints(ctx *c, const char *name, int count, const int64_t **v, size_t *n)
+{
+    const npk_attr *a = npk_node_attr(c->n, name);
+    *v = NULL;
+    *n = 0;
+    if (!a)
+        return 0;
+    if (a->kind != NPK_ATTR_INTS || (count >= 0 && a->n != (size_t)count))
+        return FAIL(c, "attribute '%s' must be a list of %d integers", name, count);
+    *v = a->ints;
+    *n = a->n;
+    return 0;
+}
+
+static bool is_float(npk_dtype t)
+{
+    return t == NPK_DT_FLOAT || t == NPK_DT_DOUBLE || t == NPK_DT_FLOAT16 || t == NPK_DT_BFLOAT16;
+}
+
+static bool is_q8(npk_dtype t)
+{
+    return t == NPK_DT_INT8 || t == NPK_DT_UINT8;
+}
+
+static void shape_str(const npk_value *v, char *buf, size_t size)
+{
+    size_t used = (size_t)snprintf(buf, size, "[");
+    for (int i = 0; i < v->rank && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%lld", i ? "," : "",
+                                 (long long)v->dims[i]);
+    if (used < size)
+        snprintf(buf + used, size - used, "]");
+}
+
+/* Inputs between lo and hi (counting omitted optional ones), the first `need` present. */
+static int check_arity(ctx *c, int lo, int hi, int need, int max_out)
+{
+    if (c->n->n_in < lo || c->n->n_in > hi)
+        return FAIL(c, "takes %d to %d inputs, has %d", lo, hi, c->n->n_in);
+    for (int k = 0; k < need; k++)
+        if (!in(c, k))
+            return FAIL(c, "input %d is required", k);
+    if (c->n->n_out < 1 || c->n->n_out > max_out || !out(c, 0))
+        return FAIL(c, "has %d outputs (1 to %d, the first named)", c->n->n_out, max_out);
+    return 0;
+}
+
+static int set_out(ctx *c, int k, npk_dtype t, int rank, const int64_t *dims)
+{
+    npk_value *o = out(c, k);
+    if (!o)
+        return 0;
+    o->dtype = t;
+    return npk_model_set_shape(c->r, c->idx, o, rank, dims);
+}
+
+static int same_as(ctx *c, const npk_value *x)
+{
+    return set_out(c, 0, x->dtype, x->rank, x->dims);
+}
+
+static int norm_axis(ctx *c, int64_t axis, int rank, int extra, int *out_axis)
+{
+    *out_axis = 0;
+    if (axis < -(int64_t)rank || axis >= rank + extra)
+        return FAIL(c, "axis %lld is out of range for rank %d", (long long)axis, rank);
+    *out_axis = (int)(axis < 0 ? axis + rank : axis);
+    return 0;
+}
+
+static int mul_ok(ctx *c, uint64_t *acc, uint64_t f)
+{
+    if (!npk_mul_u64_ok(*acc, f, acc))
+        return FAIL(c, "its MAC count overflows 64 bits");
+    return 0;
+}
+
+/* ONNX multidirectional (NumPy) broadcasting of a and b into dims/rank. */
+static int broadcast(ctx *c, const npk_value *a, const npk_value *b, int64_t *dims, int *rank)
+{
+    *rank = a->rank > b->rank ? a->rank : b->rank;
+    for (int i = 0; i < *rank; i++) {
+        int ia = a->rank - *rank + i, ib = b->rank - *rank + i;
+        int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
+        if (da != db && da != 1 && db != 1) {
+            char sa[128], sb[128];
+            shape_str(a, sa, sizeof sa);
+            shape_str(b, sb, sizeof sb);
+            return FAIL(c, "shapes %s ('%s') and %s ('%s') do not broadcast", sa, a->name, sb,
+                        b->name);
+        }
+        dims[i] = da == 1 ? db : da;
+    }
+    return 0;
+}
+
+/* b unidirectionally broadcastable to the shape (rank, dims): right-aligned, equal or 1. */
+static int unidir(ctx *c, const npk_value *b, int rank, const int64_t *dims, const char *what)
+{
+    bool ok = b->rank <= rank;
+    for (int i = 0; ok && i < b->rank; i++) {
+        int64_t d = b->dims[b->rank - 1 - i];
+        ok = d == 1 || d == dims[rank - 1 - i];
+    }
+    if (!ok) {
+        char s[128];
+        shape_str(b, s, sizeof s);
+        return FAIL(c, "%s '%s' of shape %s does not broadcast to the %s", what, b->name, s,
+                    "output");
+    }
+    return 0;
+}
+
+/* NumPy matmul of a and b (1-D operands promoted and their dimension dropped again). */
+static int matmul_shape(ctx *c, const npk_value *a, const npk_value *b, npk_dtype t)
+{
+    if (a->rank < 1 || b->rank < 1)
+        return FAIL(c, "MatMul operands must have rank 1 or more");
+    int64_t m = a->rank > 1 ? a->dims[a->rank - 2] : 1, k = a->dims[a->rank - 1];
+    int64_t k2 = b->rank > 1 ? b->dims[b->rank - 2] : b->dims[0];
+    int64_t nn = b->rank > 1 ? b->dims[b->rank - 1] : 1;
+    if (k != k2) {
+        char sa[128], sb[128];
+        shape_str(a, sa, sizeof sa);
+        shape_str(b, sb, sizeof sb);
+        return FAIL(c, "inner dimensions differ: '%s' %s and '%s' %s", a->name, sa, b->name, sb);
+    }
+    npk_value ba = *a, bb = *b;   /* batch parts */
+    ba.rank = a->rank > 2 ? a->rank - 2 : 0;
+    bb.rank = b->rank > 2 ? b->rank - 2 : 0;
+    int64_t dims[NPK_MODEL_MAX_RANK + 2];
+    int rank;
+    if (broadcast(c, &ba, &bb, dims, &rank) != 0)
+        return -1;
+    uint64_t macs = 1;
+    for (int i = 0; i < rank; i++)
+        if (mul_ok(c, &macs, (uint64_t)dims[i]) != 0)
+            return -1;
+    if (a->rank > 1)
+        dims[rank++] = m;
+    if (b->rank > 1)
+        dims[rank++] = nn;
+    if (mul_ok(c, &macs, (uint64_t)m) || mul_ok(c, &macs, (uint64_t)nn) || mul_ok(c, &macs, (uint64_t)k))
+        return -1;
+    c->n->macs = macs;
+    return set_out(c, 0, t, rank, dims);
+}
+
+static int infer_gemm(ctx *c)
+{
+    const npk_value *a = in(c, 0), *b = in(c, 1), *cc = in(c, 2);
+    if (a->rank != 2 || b->rank != 2)
+        return FAIL(c, "A and B must be matrices (ranks %d and %d)", a->rank, b->rank);
+    if (a->dtype != b->dtype)
+        return FAIL(c, "A is %s but B is %s", npk_dtype_name(a->dtype), npk_dtype_name(b->dtype));
+    bool ta = attr_int(c, "transA", 0) != 0, tb = attr_int(c, "transB", 0) != 0;
+    int64_t m = a->dims[ta ? 1 : 0], k = a->dims[ta ? 0 : 1];
+    int64_t k2 = b->dims[tb ? 1 : 0], nn = b->dims[tb ? 0 : 1];
+    if (k != k2)
+        return FAIL(c, "inner dimensions differ: A gives K=%lld, B gives K=%lld", (long long)k,
+                    (long long)k2);
+    int64_t dims[2] = {m, nn};
+    if (cc && unidir(c, cc, 2, dims, "C") != 0)
+        return -1;
+    uint64_t macs = (uint64_t)m;
+    if (mul_ok(c, &macs, (uint64_t)nn) || mul_ok(c, &macs, (uint64_t)k))
+        return -1;
+    c->n->macs = macs;
+    return set_out(c, 0, a->dtype, 2, dims);
+}
+
+/* The 2-D window arithmetic shared by Conv, QLinearConv and the pools: X is (N, C, H, W), the
+ * window kh x kw; the output's H and W into oh/ow. */
+static int window(ctx *c, const npk_value *x, const int64_t *kernel, bool pool, int64_t *oh,
+                  int64_t *ow)
+{
+    const int64_t *strides, *pads, *dil;
+    size_t ns, np, nd;
+    if (x->rank != 4)
+        return FAIL(c, "only 2-D windows: X must have rank 4 (N, C, H, W), has rank %d", x->rank);
+    if (attr_ints(c, "strides", 2, &strides, &ns) || attr_ints(c, "pads", 4, &pads, &np) ||
+        attr_ints(c, "dilations", 2, &dil, &nd))
+        return -1;
+    const npk_attr *ap = npk_node_attr(c->n, "auto_pad");
+    const char *auto_pad = ap && ap->kind == NPK_ATTR_STRING ? ap->s : "NOTSET";
+    bool ceil_mode = pool && attr_int(c, "ceil_mode", 0) != 0;
+    for (int d = 0; d < 2; d++) {
+        int64_t s = strides ? strides[d] : 1, dl = dil ? dil[d] : 1, k = kernel[d];
+        int64_t pb = pads ? pads[d] : 0, pe = pads ? pads[d + 2] : 0, size = x->dims[2 + d];
+        if (s < 1 || dl < 1 || k < 1 || pb < 0 || pe < 0 || s > (1 << 30) || dl > (1 << 30) ||
+            k > (1 << 30) || pb > (1 << 30) || pe > (1 << 30))
+            return FAIL(c, "window attributes out of range (kernel %lld, stride %lld, dilation "
+                        "%lld, pads %lld/%lld)", (long long)k, (long long)s, (long long)dl,
+                        (long long)pb, (long long)pe);
+        int64_t eff = dl * (k - 1) + 1, o;
+        if (strcmp(auto_pad, "SAME_UPPER") == 0 || strcmp(auto_pad, "SAME_LOWER") == 0) {
+            o = (size + s - 1) / s;
+        } else if (strcmp(auto_pad, "VALID") == 0 || strcmp(auto_pad, "NOTSET") == 0) {
+            if (auto_pad[0] == 'V')
+                pb = pe = 0;
+            int64_t span = size + pb + pe - eff;
+            if (span < 0)
+                return FAIL(c, "the window (%lld with dilation) is larger than the padded input "
+                            "(%lld)", (long long)eff, (long long)(size + pb + pe));
+            o = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+            if (ceil_mode && (o - 1) * s >= size + pb)
+                o--;   /* the last window must start inside the input or its leading pad */
+        } else {
+            return FAIL(c, "auto_pad '%s' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER",
+                        auto_pad);
+        }
+        *(d ? ow : oh) = o;
+    }
+    return 0;
+}
+
+/* Conv and QLinearConv: X, W and an optional bias, by their input positions. */
+static int infer_conv(ctx *c, int xi, int wi, int bi, npk_dtype t)
+{
+    const npk_value *x = in(c, xi), *w = in(c, wi), *b = in(c, bi);
+    if (w->rank != 4)
+        return FAIL(c, "only 2-D convolution: W must have rank 4, has rank %d", w->rank);
+    int64_t group = attr_int(c, "group", 1);
+    const int64_t *ks;
+    size_t nk;
+    if (attr_ints(c, "kernel_shape", 2, &ks, &nk) != 0)
+        return -1;
+    if (ks && (ks[0] != w->dims[2] || ks[1] != w->dims[3]))
+        return FAIL(c, "kernel_shape %lldx%lld differs from W's %lldx%lld", (long long)ks[0],
+                    (long long)ks[1], (long long)w->dims[2], (long long)w->dims[3]);
+    int64_t oh, ow;
+    if (window(c, x, w->dims + 2, false, &oh, &ow) != 0)
+        return -1;
+    if (group < 1 || x->dims[1] % group != 0 || w->dims[0] % group != 0 ||
+        w->dims[1] * group != x->dims[1])
+        return FAIL(c, "channels do not match: X has %lld, W expects %lld per group in %lld "
+                    "groups", (long long)x->dims[1], (long long)w->dims[1], (long long)group);
+    if (b && (b->rank != 1 || b->dims[0] != w->dims[0]))
+        return FAIL(c, "bias '%s' must have shape [%lld]", b->name, (long long)w->dims[0]);
+    int64_t dims[4] = {x->dims[0], w->dims[0], oh, ow};
+    uint64_t macs = (uint64_t)dims[0];
+    for (int i = 1; i < 4; i++)
+        if (mul_ok(c, &macs, (uint64_t)dims[i]))
+            return -1;
+    if (mul_ok(c, &macs, (uint64_t)w->dims[1]) || mul_ok(c, &macs, (uint64_t)w->dims[2]) ||
+        mul_ok(c, &macs, (uint64_t)w->dims[3]))
+        return -1;
+    c->n->macs = macs;
+    return set_out(c, 0, t, 4, dims);
+}
+
+static int infer_pool(ctx *c)
+{
+    const npk_value *x = in(c, 0);
+    const int64_t *ks;
+    size_t nk;
+    if (attr_ints(c, "kernel_shape", 2, &ks, &nk) != 0)
+        return -1;
+    if (!ks)
+        return FAIL(c, "attribute 'kernel_shape' (2 integers) is required");
+    int64_t oh, ow;
+    if (window(c, x, ks, true, &oh, &ow) != 0)
+        return -1;
+    int64_t dims[4] = {x->dims[0], x->dims[1], oh, ow};
+    if (set_out(c, 0, x->dtype, 4, dims) != 0)
+        return -1;
+    return set_out(c, 1, NPK_DT_INT64, 4, dims);   /* MaxPool's optional Indices */
+}
+
+static int infer_layer_norm(ctx *c)
+{
+    const npk_value *x = in(c, 0), *scale = in(c, 1), *bias = in(c, 2);
+    int axis;
+    if (norm_axis(c, attr_int(c, "axis", -1), x->rank, 0, &axis) != 0)
+        return -1;
+    int nrank = x->rank - axis;
+    if (unidir(c, scale, nrank, x->dims + axis, "Scale") != 0 ||
+        (bias && unidir(c, bias, nrank, x->dims + axis, "B") != 0))
+        return -1;
+    int64_t stat[NPK_MODEL_MAX_RANK];
+    for (int i = 0; i < x->rank; i++)
+        stat[i] = i < axis ? x->dims[i] : 1;
+    if (same_as(c, x) != 0 || set_out(c, 1, NPK_DT_FLOAT, x->rank, stat) != 0)
+        return -1;
+    return set_out(c, 2, NPK_DT_FLOAT, x->rank, stat);
+}
+
+/* ReduceMean with axes from the attribute (opset < 18) or a constant input (opset 18). */
+static int infer_reduce_mean(ctx *c)
+{
+    const npk_value *x = in(c, 0), *ax = in(c, 1);
+    const int64_t *axes = NULL;
+    size_t na = 0;
+    if (ax) {
+        if (!ax->data || ax->dtype != NPK_DT_INT64 || ax->rank != 1)
+            return FAIL(c, "axes '%s' must be a constant 1-D int64 tensor", ax->name);
+        axes = ax->data;
+        na = (size_t)ax->elems;
+    } else if (attr_ints(c, "axes", -1, &axes, &na) != 0) {
+        return -1;
+    }
+    bool keep = attr_int(c, "keepdims", 1) != 0, reduce[NPK_MODEL_MAX_RANK] = {false};
+    for (size_t i = 0; i < na; i++) {
+        int a;
+        if (norm_axis(c, axes[i], x->rank, 0, &a) != 0)
+            return -1;
+        reduce[a] = true;
+    }
+    int64_t dims[NPK_MODEL_MAX_RANK];
+    int rank = 0;
+    for (int i = 0; i < x->rank; i++) {
+        bool r = na == 0 || reduce[i];
+        if (!r)
+            dims[rank++] = x->dims[i];
+        else if (keep)
+            dims[rank++] = 1;
+    }
+    return set_out(c, 0, x->dtype, rank, dims);
+}
+
+static int infer_reshape(ctx *c)
+{
+    const npk_value *x = in(c, 0), *s = in(c, 1);
+    if (!s->data || s->dtype != NPK_DT_INT64 || s->rank != 1)
+        return FAIL(c, "the shape input '%s' must be a constant 1-D int64 tensor", s->name);
+    if (s->elems > NPK_MODEL_MAX_RANK)
+        return FAIL(c, "the new shape has %llu dimensions (at most %d)",
+                    (unsigned long long)s->elems, NPK_MODEL_MAX_RANK);
+    bool allowzero = attr_int(c, "allowzero", 0) != 0;
+    int64_t dims[NPK_MODEL_MAX_RANK];
+    memcpy(dims, s->data, (size_t)s->elems * sizeof *dims);
+    int rank = (int)s->elems, minus = -1;
+    uint64_t known = 1;
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] == 0 && !allowzero) {
+            if (i >= x->rank)
+                return FAIL(c, "shape entry %d is 0 (copy) but the input has rank %d", i, x->rank);
+            dims[i] = x->dims[i];
+        }
+        if (dims[i] == -1) {
+            if (minus >= 0)
+                return FAIL(c, "the new shape has more than one -1");
+            minus = i;
+            continue;
+        }
+        if (dims[i] < 0)
+            return FAIL(c, "shape entry %d is %lld", i, (long long)dims[i]);
+        if (!npk_mul_u64_ok(known, (uint64_t)dims[i], &known) || known > NPK_MODEL_MAX_ELEMS)
+            return FAIL(c, "the new shape is too large");
+    }
+    if (minus >= 0) {
+        if (known == 0 || x->elems % known != 0)
+            return FAIL(c, "cannot reshape %llu elements with a -1 into a multiple of %llu",
+                        (unsigned long long)x->elems, (unsigned long long)known);
+        dims[minus] = (int64_t)(x->elems / known);
+        known = x->elems;
+    }
+    if (known != x->elems) {
+        char sx[128];
+        shape_str(x, sx, sizeof sx);
+        return FAIL(c, "cannot reshape '%s' %s (%llu elements) into %llu elements", x->name, sx,
+                    (unsigned long long)x->elems, (unsigned long long)known);
+    }
+    return set_out(c, 0, x->dtype, rank, dims);
+}
+
+static int infer_transpose(ctx *c, int *perm)
+{
+    const npk_value *x = in(c, 0);
+    const int64_t *p;
+    size_t np;
+    if (attr_ints(c, "perm", x->rank, &p, &np) != 0)
+        return -1;
+    bool seen[NPK_MODEL_MAX_RANK] = {false};
+    int64_t dims[NPK_MODEL_MAX_RANK];
+    for (int i = 0; i < x->rank; i++) {
+        int64_t a = p ? p[i] : x->rank - 1 - i;
+        if (a < 0 || a >= x->rank || seen[a])
+            return FAIL(c, "perm is not a permutation of 0..%d", x->rank - 1);
+        seen[a] = true;
+        perm[i] = (int)a;
+        dims[i] = x->dims[a];
+    }
+    return set_out(c, 0, x->dtype, x->rank, dims);
+}
+
+/* Scale and zero point of a (de)quantisation: scalars, or 1-D along `axis` of x. */
+static int check_qparams(ctx *c, const npk_value *x, const npk_value *scale, const npk_value *zp)
+{
+    if (!is_float(scale->dtype))
+        return FAIL(c, "scale '%s' must be a float tensor", scale->name);
+    if (scale->elems != 1) {
+        int axis;
+        if (norm_axis(c, attr_int(c, "axis", 1), x->rank, 0, &axis) != 0)
+            return -1;
+        if (scale->rank != 1 || scale->dims[0] != x->dims[axis])
+            return FAIL(c, "scale '%s' must be a scalar or 1-D of length %lld (axis %d)",
+                        scale->name, (long long)x->dims[axis], axis);
+    }
+    if (zp && (zp->elems != scale->elems || zp->rank != scale->rank))
+        return FAIL(c, "zero point '%s' and scale '%s' differ in shape", zp->name, scale->name);
+    return 0;
+}
+
+static int constant_value(ctx *c, const Onnx__NodeProto *np)
+{
+    npk_value *o = out(c, 0);
+    for (size_t i = 0; i < np->n_attribute; i++) {
+        const Onnx__AttributeProto *a = np->attribute[i];
+        const char *nm = a->name ? a->name : "";
+        if (strcmp(nm, "value") == 0 && a->t)
+            return npk_model_set_tensor(c->r, c->idx, o, a->t);
+        bool one = strcmp(nm, "value_float") == 0 || strcmp(nm, "value_int") == 0;
+        bool many = strcmp(nm, "value_floats") == 0 || strcmp(nm, "value_ints") == 0;
+        if (!one && !many)
+            continue;
+        bool fl = nm[6] == 'f';
+        size_t n = one ? 1 : fl ? a->n_floats : a->n_ints;
+        int64_t dim = (int64_t)n;
+        o->dtype = fl ? NPK_DT_FLOAT : NPK_DT_INT64;
+        if (npk_model_set_shape(c->r, c->idx, o, one ? 0 : 1, &dim) != 0)
+            return -1;
+        o->data = malloc(n ? n * (fl ? 4 : 8) : 1);
+        if (!o->data)
+            return FAIL(c, "out of memory");
+        if (n)
+            memcpy(o->data, one ? (fl ? (const void *)&a->f : (const void *)&a->i)
+                                : (fl ? (const void *)a->floats : (const void *)a->ints),
+                   n * (fl ? 4 : 8));
+        return 0;
+    }
+    return FAIL(c, "has no value attribute npukit reads (value, value_float(s), value_int(s))");
+}
+
+/* The output as a constant: a copy of input 0's data, permuted when perm is given. */
+static int fold(ctx *c, const int *perm)
+{
+    const npk_value *x = in(c, 0);
+    npk_value *o = out(c, 0);
+    size_t es = npk_dtype_size(x->dtype);
+    o->data = malloc(x->elems ? (size_t)x->elems * es : 1);
+    if (!o->data)
+        return FAIL(c, "out of memory");
+    if (!perm) {
+        memcpy(o->data, x->data, (size_t)x->elems * es);
+    } else {
+        uint64_t stride[NPK_MODEL_MAX_RANK], idx[NPK_MODEL_MAX_RANK] = {0};
+        uint64_t s = 1;
+        for (int i = x->rank - 1; i >= 0; i--) {
+            stride[i] = s;
+            s *= (uint64_t)x->dims[i];   /* no wrap: the product is x->elems */
+        }
+        for (uint64_t e = 0; e < o->elems; e++) {
+            uint64_t src = 0;
+            for (int i = 0; i < o->rank; i++)
+                src += idx[i] * stride[perm[i]];
+            memcpy((uint8_t *)o->data + e * es, (const uint8_t *)x->data + src * es, es);
+            for (int i = o->rank - 1; i >= 0 && ++idx[i] == (uint64_t)o->dims[i]; i--)
+                idx[i] = 0;
+        }
+    }
+    c->n->folded = true;
+    return 0;
+}
+
+/* Transposes are folded up to this many elements (a weight matrix; not a data set). */
+#define FOLD_MAX_ELEMS (UINT64_C(1) << 26)
+
+int npk_model_infer(npk_reader *r, int idx, const void *proto)
+{
+    ctx cx = {r, idx, &r->m->nodes[idx], r->m}, *c = &cx;
+    npk_node *n = c->n;
+    int perm[NPK_MODEL_MAX_RANK];
+    int rc;
+    switch (n->op) {
+    case NPK_OP_CONSTANT:
+        if (check_arity(c, 0, 0, 0, 1) || constant_value(c, proto))
+            return -1;
+        n->folded = true;
+        return 0;
+    case NPK_OP_ADD: case NPK_OP_SUB: case NPK_OP_MUL: case NPK_OP_DIV: case NPK_OP_POW: {
+        if (check_arity(c, 2, 2, 2, 1) != 0)
+            return -1;
+        const npk_value *a = in(c, 0), *b = in(c, 1);
+        if (n->op != NPK_OP_POW && a->dtype != b->dtype)
+            return FAIL(c, "operands are %s and %s", npk_dtype_name(a->dtype),
+                        npk_dtype_name(b->dtype));
+        int64_t dims[NPK_MODEL_MAX_RANK];
+        int rank;
+        rc = broadcast(c, a, b, dims, &rank) || set_out(c, 0, a->dtype, rank, dims);
+        break;
+    }
+    case NPK_OP_RELU: case NPK_OP_LEAKY_RELU: case NPK_OP_GELU: case NPK_OP_ERF:
+    case NPK_OP_SQRT: case NPK_OP_TANH: case NPK_OP_SIGMOID: case NPK_OP_IDENTITY:
+        if (check_arity(c, 1, 1, 1, 1) != 0)
+            return -1;
+        if (n->op != NPK_OP_IDENTITY && n->op != NPK_OP_RELU && !is_float(in(c, 0)->dtype))
+            return FAIL(c, "input is %s, a float type is required",
+                        npk_dtype_name(in(c, 0)->dtype));
+        rc = same_as(c, in(c, 0));
+        if (rc == 0 && n->op == NPK_OP_IDENTITY && in(c, 0)->data)
+            rc = fold(c, NULL);
+        break;
+    case NPK_OP_SOFTMAX: {
+        int axis;
+        if (check_arity(c, 1, 1, 1, 1) != 0)
+            return -1;
+        rc = norm_axis(c, attr_int(c, "axis", r->m->opset >= 13 ? -1 : 1), in(c, 0)->rank, 0,
+                       &axis) || same_as(c, in(c, 0));
+        break;
+    }
+    case NPK_OP_LAYER_NORM:
+        rc = check_arity(c, 2, 3, 2, 3) || infer_layer_norm(c);
+        break;
+    case NPK_OP_REDUCE_MEAN:
+        rc = check_arity(c, 1, 2, 1, 1) || infer_reduce_mean(c);
+        break;
+    case NPK_OP_GEMM:
+        rc = check_arity(c, 2, 3, 2, 1) || infer_gemm(c);
+        break;
+    case NPK_OP_MATMUL:
+        if (check_arity(c, 2, 2, 2, 1) != 0)
+            return -1;
+        if (in(c, 0)->dtype != in(c, 1)->dtype)
+            return FAIL(c, "operands are %s and %s", npk_dtype_name(in(c, 0)->dtype),
+                        npk_dtype_name(in(c, 1)->dtype));
+        rc = matmul_shape(c, in(c, 0), in(c, 1), in(c, 0)->dtype);
+        break;
+    case NPK_OP_CONV:
+        rc = check_arity(c, 2, 3, 2, 1) || infer_conv(c, 0, 1, 2, in(c, 0)->dtype);
+        break;
+    case NPK_OP_MAX_POOL: case NPK_OP_AVG_POOL:
+        rc = check_arity(c, 1, 1, 1, n->op == NPK_OP_MAX_POOL ? 2 : 1) || infer_pool(c);
+        break;
+    case NPK_OP_FLATTEN: {
+        int axis;
+        if (check_arity(c, 1, 1, 1, 1) ||
+            norm_axis(c, attr_int(c, "axis", 1), in(c, 0)->rank, 1, &axis))
+            return -1;
+        const npk_value *x = in(c, 0);
+        int64_t dims[2] = {1, 1};
+        for (int i = 0; i < x->rank; i++)
+            dims[i >= axis] *= x->dims[i];   /* no wrap: the product of all is x->elems */
+        rc = set_out(c, 0, x->dtype, 2, dims);
+        if (rc == 0 && x->data)
+            rc = fold(c, NULL);
+        break;
+    }
+    case NPK_OP_RESHAPE:
+        rc = check_arity(c, 2, 2, 2, 1) || infer_reshape(c);
+        if (rc == 0 && in(c, 0)->data)
+            rc = fold(c, NULL);
+        break;
+    case NPK_OP_TRANSPOSE:
+        rc = check_arity(c, 1, 1, 1, 1) || infer_transpose(c, perm);
+        if (rc == 0 && in(c, 0)->data && in(c, 0)->elems <= FOLD_MAX_ELEMS)
+            rc = fold(c, perm);
+        break;
+    case NPK_OP_QUANTIZE: case NPK_OP_DEQUANTIZE: {
+        if (check_arity(c, 2, 3, 2, 1) != 0)
+            return -1;
+        const npk_value *x = in(c, 0), *zp = in(c, 2);
+        bool q = n->op == NPK_OP_QUANTIZE;
+        if (q ? !is_float(x->dtype) && x->dtype != NPK_DT_INT32
+              : !is_q8(x->dtype) && x->dtype != NPK_DT_INT32)
+            return FAIL(c, "input '%s' is %s", x->name, npk_dtype_name(x->dtype));
+        if (zp && !is_q8(zp->dtype) && zp->dtype != NPK_DT_INT32)
+            return FAIL(c, "zero point '%s' is %s (int8, uint8 or int32)", zp->name,
+                        npk_dtype_name(zp->dtype));
+        if (!q && zp && zp->dtype != x->dtype)
+            return FAIL(c, "zero point '%s' is %s but the input is %s", zp->name,
+                        npk_dtype_name(zp->dtype), npk_dtype_name(x->dtype));
+        if (check_qparams(c, x, in(c, 1), zp) != 0)
+            return -1;
+        npk_dtype t = q ? (zp ? zp->dtype : NPK_DT_UINT8) : NPK_DT_FLOAT;
+        rc = set_out(c, 0, t, x->rank, x->dims);
+        break;
+    }
+    case NPK_OP_QLINEAR_MATMUL:
+    case NPK_OP_QLINEAR_CONV: {
+        bool conv = n->op == NPK_OP_QLINEAR_CONV;
+        if (check_arity(c, 8, conv ? 9 : 8, 8, 1) != 0)
+            return -1;
+        const npk_value *x = in(c, 0), *w = in(c, 3), *yzp = in(c, 7);
+        if (!is_q8(x->dtype) || !is_q8(w->dtype) || !is_q8(yzp->dtype))
+            return FAIL(c, "operands must be int8 or uint8 (are %s, %s, output %s)",
+                        npk_dtype_name(x->dtype), npk_dtype_name(w->dtype),
+                        npk_dtype_name(yzp->dtype));
+        if (in(c, 2)->dtype != x->dtype || in(c, 5)->dtype != w->dtype)
+            return FAIL(c, "a zero point's type differs from its tensor's");
+        const npk_value *b = in(c, 8);
+        if (b && b->dtype != NPK_DT_INT32)
+            return FAIL(c, "bias '%s' must be int32", b->name);
+        rc = conv ? infer_conv(c, 0, 3, 8, yzp->dtype) : matmul_shape(c, x, w, yzp->dtype);
+        break;
+    }
+    default:
+        return FAIL(c, "operator not supported");
+    }
+    if (rc != 0)
+        return -1;
+    if (!n->folded)
+        for (int k = 0; k < n->n_in; k++) {
+            const npk_value *v = in(c, k);
+            if (v && v->data && !(n->op == NPK_OP_RESHAPE && k == 1))
+                n->params += v->elems;   /* no wrap: at most 9 tensors of 2^40 */
+        }
+    return 0;
+}

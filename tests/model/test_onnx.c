@@ -1,0 +1,645 @@
+/* The ONNX reader (src/model): small models built with protobuf-c's generated structs,
+ * serialised to temporary files and read back; every inferred shape, type, parameter and MAC
+ * count checked against values derived by hand in the comments; and the errors, each with the
+ * fragment of its message that names the place. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "model/model.h"
+#include "onnx.pb-c.h"
+#include "test.h"
+
+/* Every allocation of one model under construction, freed together. */
+static void *pool[4096];
+static size_t pool_n;
+
+static void *alloc(size_t size)
+{
+    void *p = calloc(1, size ? size : 1);
+    if (!p || pool_n == sizeof pool / sizeof pool[0]) {
+        fprintf(stderr, "test_onnx: out of memory\n");
+        exit(2);
+    }
+    return pool[pool_n++] = p;
+}
+
+static void pool_free(void)
+{
+    while (pool_n)
+        free(pool[--pool_n]);
+}
+
+static char *str(const char *s)
+{
+    char *d = alloc(strlen(s) + 1);
+    memcpy(d, s, strlen(s));
+    return d;
+}
+
+/* A float tensor of the given dims whose element i is i / 100 (or an int64 one: data). */
+static Onnx__TensorProto *tensor(const char *name, int dtype, int rank, const int64_t *dims,
+                                 const int64_t *data)
+{
+    Onnx__TensorProto *t = alloc(sizeof *t);
+    onnx__tensor_proto__init(t);
+    t->name = str(name);
+    t->has_data_type = 1;
+    t->data_type = dtype;
+    t->n_dims = (size_t)rank;
+    t->dims = alloc((size_t)rank * sizeof *t->dims);
+    size_t n = 1;
+    for (int i = 0; i < rank; i++) {
+        t->dims[i] = dims[i];
+        n *= (size_t)dims[i];
+    }
+    if (dtype == NPK_DT_FLOAT) {
+        t->n_float_data = n;
+        t->float_data = alloc(n * sizeof(float));
+        for (size_t i = 0; i < n; i++)
+            t->float_data[i] = (float)i / 100;
+    } else if (dtype == NPK_DT_INT64) {
+        t->n_int64_data = n;
+        t->int64_data = alloc(n * sizeof(int64_t));
+        memcpy(t->int64_data, data, n * sizeof(int64_t));
+    } else {
+        t->n_int32_data = n;
+        t->int32_data = alloc(n * sizeof(int32_t));
+    }
+    return t;
+}
+
+#define DIMS(...) (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__}
+#define SCALAR 0, NULL
+
+/* A graph input or output; a dimension of -1 is written as the symbolic "N". */
+static Onnx__ValueInfoProto *vinfo(const char *name, int dtype, int rank, const int64_t *dims)
+{
+    Onnx__ValueInfoProto *v = alloc(sizeof *v);
+    onnx__value_info_proto__init(v);
+    v->name = str(name);
+    Onnx__TypeProto *tp = alloc(sizeof *tp);
+    onnx__type_proto__init(tp);
+    Onnx__TypeProto__Tensor *tt = alloc(sizeof *tt);
+    onnx__type_proto__tensor__init(tt);
+    tt->has_elem_type = 1;
+    tt->elem_type = dtype;
+    tt->shape = alloc(sizeof *tt->shape);
+    onnx__tensor_shape_proto__init(tt->shape);
+    tt->shape->n_dim = (size_t)rank;
+    tt->shape->dim = alloc((size_t)rank * sizeof *tt->shape->dim);
+    for (int i = 0; i < rank; i++) {
+        Onnx__TensorShapeProto__Dimension *d = alloc(sizeof *d);
+        onnx__tensor_shape_proto__dimension__init(d);
+        if (dims[i] < 0) {
+            d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+            d->dim_param = str("N");
+        } else {
+            d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+            d->dim_value = dims[i];
+        }
+        tt->shape->dim[i] = d;
+    }
+    tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    tp->tensor_type = tt;
+    v->type = tp;
+    return v;
+}
+
+static Onnx__AttributeProto *attr_i(const char *name, int64_t v)
+{
+    Onnx__AttributeProto *a = alloc(sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = str(name);
+    a->has_type = 1;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+    a->has_i = 1;
+    a->i = v;
+    return a;
+}
+
+static Onnx__AttributeProto *attr_is(const char *name, size_t n, const int64_t *v)
+{
+    Onnx__AttributeProto *a = alloc(sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = str(name);
+    a->has_type = 1;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+    a->n_ints = n;
+    a->ints = alloc(n * sizeof *a->ints);
+    memcpy(a->ints, v, n * sizeof *v);
+    return a;
+}
+
+static Onnx__AttributeProto *attr_t(const char *name, Onnx__TensorProto *t)
+{
+    Onnx__AttributeProto *a = alloc(sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = str(name);
+    a->has_type = 1;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
+    a->t = t;
+    return a;
+}
+
+/* node("Gemm", "fc1", "x,W,b", "h", attrs..., NULL): inputs and outputs comma-separated
+ * ("" in a list is an omitted optional input). */
+static Onnx__NodeProto *node(const char *op, const char *name, const char *ins, const char *outs,
+                             ...)
+{
+    Onnx__NodeProto *n = alloc(sizeof *n);
+    onnx__node_proto__init(n);
+    n->op_type = str(op);
+    n->name = str(name);
+    const char *lists[2] = {ins, outs};
+    for (int l = 0; l < 2; l++) {
+        char **v = alloc(16 * sizeof *v);
+        size_t k = 0;
+        for (const char *p = lists[l]; *p && k < 16;) {
+            const char *e = strchr(p, ',');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            v[k] = alloc(len + 1);
+            memcpy(v[k++], p, len);
+            p += len + (e ? 1 : 0);
+        }
+        if (l == 0) {
+            n->input = v;
+            n->n_input = k;
+        } else {
+            n->output = v;
+            n->n_output = k;
+        }
+    }
+    n->attribute = alloc(8 * sizeof *n->attribute);
+    va_list ap;
+    va_start(ap, outs);
+    for (Onnx__AttributeProto *a; (a = va_arg(ap, Onnx__AttributeProto *)) && n->n_attribute < 8;)
+        n->attribute[n->n_attribute++] = a;
+    va_end(ap);
+    return n;
+}
+
+typedef struct graph {
+    Onnx__NodeProto *nodes[16];
+    Onnx__TensorProto *inits[16];
+    Onnx__ValueInfoProto *ins[4], *outs[4];
+    size_t n_nodes, n_inits, n_ins, n_outs;
+} graph;
+
+static char tmp_path[256];
+
+/* Serialise g into a temporary file (its first `keep` bytes when keep > 0); the path. */
+static const char *write_model(const graph *g, long keep)
+{
+    Onnx__ModelProto mp;
+    Onnx__GraphProto gp;
+    Onnx__OperatorSetIdProto op;
+    Onnx__OperatorSetIdProto *ops[1] = {&op};
+    onnx__model_proto__init(&mp);
+    onnx__graph_proto__init(&gp);
+    onnx__operator_set_id_proto__init(&op);
+    op.domain = str("");
+    op.has_version = 1;
+    op.version = 17;
+    mp.has_ir_version = 1;
+    mp.ir_version = 8;
+    mp.producer_name = str("test_onnx");
+    mp.n_opset_import = 1;
+    mp.opset_import = ops;
+    gp.name = str("g");
+    gp.node = (Onnx__NodeProto **)g->nodes;
+    gp.n_node = g->n_nodes;
+    gp.initializer = (Onnx__TensorProto **)g->inits;
+    gp.n_initializer = g->n_inits;
+    gp.input = (Onnx__ValueInfoProto **)g->ins;
+    gp.n_input = g->n_ins;
+    gp.output = (Onnx__ValueInfoProto **)g->outs;
+    gp.n_output = g->n_outs;
+    mp.graph = &gp;
+    size_t size = onnx__model_proto__get_packed_size(&mp);
+    uint8_t *buf = alloc(size);
+    onnx__model_proto__pack(&mp, buf);
+    if (keep > 0 && (size_t)keep < size)
+        size = (size_t)keep;
+    const char *dir = getenv("TMPDIR");
+    snprintf(tmp_path, sizeof tmp_path, "%s/npk_onnx_XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(tmp_path);
+    if (fd < 0 || write(fd, buf, size) != (ssize_t)size || close(fd) != 0) {
+        fprintf(stderr, "test_onnx: cannot write %s\n", tmp_path);
+        exit(2);
+    }
+    return tmp_path;
+}
+
+/* Read g back; NULL (and err filled) on error. */
+static npk_model *roundtrip(const graph *g, long keep, char *err, size_t n)
+{
+    npk_model *m;
+    const char *path = write_model(g, keep);
+    int rc = npk_model_read_file(path, &m, err, n);
+    unlink(path);
+    pool_free();
+    return rc == 0 ? m : NULL;
+}
+
+static const npk_value *val(const npk_model *m, const char *name)
+{
+    for (size_t i = 0; m && i < m->n_values; i++)
+        if (strcmp(m->values[i].name, name) == 0)
+            return &m->values[i];
+    return NULL;
+}
+
+static const npk_node *node_named(const npk_model *m, const char *name)
+{
+    for (size_t i = 0; m && i < m->n_nodes; i++)
+        if (strcmp(m->nodes[i].name, name) == 0)
+            return &m->nodes[i];
+    return NULL;
+}
+
+/* value `name` has type t and exactly the dims given */
+static void check_val(const npk_model *m, const char *name, npk_dtype t, size_t rank,
+                      const int64_t *dims)
+{
+    const npk_value *v = val(m, name);
+    bool ok = v && v->dtype == t && v->rank == (int)rank;
+    for (size_t i = 0; ok && i < rank; i++)
+        ok = v->dims[i] == dims[i];
+    NPK_REPORT(ok, "value '%s': wrong type or shape (rank %d, dims[0] %lld)\n", name,
+               v ? v->rank : -1, v && v->rank ? (long long)v->dims[0] : -1LL);
+}
+
+static void check_node(const npk_model *m, const char *name, npk_op op, uint64_t params,
+                       uint64_t macs)
+{
+    const npk_node *n = node_named(m, name);
+    NPK_REPORT(n && n->op == op && n->params == params && n->macs == macs,
+               "node '%s': op %d params %llu macs %llu, want %d %llu %llu\n", name,
+               n ? (int)n->op : -1, n ? (unsigned long long)n->params : 0ULL,
+               n ? (unsigned long long)n->macs : 0ULL, (int)op, (unsigned long long)params,
+               (unsigned long long)macs);
+}
+
+#define F NPK_DT_FLOAT
+#define ADD_NODE(g, n) ((g).nodes[(g).n_nodes++] = (n))
+#define ADD_INIT(g, t) ((g).inits[(g).n_inits++] = (t))
+
+/* The MLP of the Fashion-MNIST examples as PyTorch exports it: Gemm with transB=1. */
+static graph mlp(void)
+{
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(-1, 784));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(-1, 10));
+    ADD_INIT(g, tensor("W1", F, DIMS(128, 784), NULL));
+    ADD_INIT(g, tensor("b1", F, DIMS(128), NULL));
+    ADD_INIT(g, tensor("W2", F, DIMS(10, 128), NULL));
+    ADD_INIT(g, tensor("b2", F, DIMS(10), NULL));
+    /* listed out of order: the reader sorts them */
+    ADD_NODE(g, node("Softmax", "sm", "h2", "y", attr_i("axis", 1), NULL));
+    ADD_NODE(g, node("Gemm", "fc1", "x,W1,b1", "h1", attr_i("transB", 1), NULL));
+    ADD_NODE(g, node("Gemm", "fc2", "r1,W2,b2", "h2", attr_i("transB", 1), NULL));
+    ADD_NODE(g, node("Relu", "relu", "h1", "r1", NULL));
+    return g;
+}
+
+static void test_mlp(void)
+{
+    char err[512];
+    graph g = mlp();
+    npk_model *m = roundtrip(&g, 0, err, sizeof err);
+    NPK_CHECK(m != NULL);
+    if (!m) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    NPK_CHECK_EQ_U64(m->opset, 17);
+    NPK_CHECK_EQ_U64(m->n_inputs, 1);   /* initializers are not inputs */
+    NPK_CHECK_EQ_U64(m->n_outputs, 1);
+    NPK_CHECK_EQ_U64(m->n_nodes, 4);
+    /* topological order: fc1, relu, fc2, sm */
+    NPK_CHECK_EQ_STR(m->nodes[0].name, "fc1");
+    NPK_CHECK_EQ_STR(m->nodes[1].name, "relu");
+    NPK_CHECK_EQ_STR(m->nodes[2].name, "fc2");
+    NPK_CHECK_EQ_STR(m->nodes[3].name, "sm");
+    /* the symbolic batch is taken as 1 */
+    NPK_CHECK(val(m, "x")->sym_batch);
+    check_val(m, "x", F, DIMS(1, 784));
+    check_val(m, "h1", F, DIMS(1, 128));   /* (1x784) (784x128)^T-ed */
+    check_val(m, "r1", F, DIMS(1, 128));
+    check_val(m, "h2", F, DIMS(1, 10));
+    check_val(m, "y", F, DIMS(1, 10));
+    /* fc1: 128*784 weights + 128 biases = 100480; 1*128*784 = 100352 MACs */
+    check_node(m, "fc1", NPK_OP_GEMM, 100480, 100352);
+    /* fc2: 10*128 + 10 = 1290; 1*10*128 = 1280 MACs */
+    check_node(m, "fc2", NPK_OP_GEMM, 1290, 1280);
+    check_node(m, "relu", NPK_OP_RELU, 0, 0);
+    /* initializer data: element i is i/100, so W1[1][0] (index 784) is 7.84 */
+    const npk_value *w1 = val(m, "W1");
+    NPK_CHECK(w1 && w1->data && ((const float *)w1->data)[784] == 7.84f);
+    npk_model_free(m);
+}
+
+/* LeNet-sized: Conv(pad 2) Relu MaxPool Conv AveragePool Flatten Gemm. */
+static void test_cnn(void)
+{
+    char err[512];
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 1, 28, 28));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, 10));
+    ADD_INIT(g, tensor("W1", F, DIMS(6, 1, 5, 5), NULL));
+    ADD_INIT(g, tensor("B1", F, DIMS(6), NULL));
+    ADD_INIT(g, tensor("W2", F, DIMS(16, 6, 5, 5), NULL));
+    ADD_INIT(g, tensor("W3", F, DIMS(10, 400), NULL));
+    ADD_INIT(g, tensor("B3", F, DIMS(10), NULL));
+    ADD_NODE(g, node("Conv", "c1", "x,W1,B1", "a1", attr_is("pads", 4, (int64_t[]){2, 2, 2, 2}),
+                     attr_is("kernel_shape", 2, (int64_t[]){5, 5}), NULL));
+    ADD_NODE(g, node("Relu", "r1", "a1", "a2", NULL));
+    ADD_NODE(g, node("MaxPool", "p1", "a2", "a3", attr_is("kernel_shape", 2, (int64_t[]){2, 2}),
+                     attr_is("strides", 2, (int64_t[]){2, 2}), NULL));
+    ADD_NODE(g, node("Conv", "c2", "a3,W2", "a4", NULL));
+    ADD_NODE(g, node("AveragePool", "p2", "a4", "a5",
+                     attr_is("kernel_shape", 2, (int64_t[]){2, 2}),
+                     attr_is("strides", 2, (int64_t[]){2, 2}), NULL));
+    ADD_NODE(g, node("Flatten", "fl", "a5", "a6", NULL));
+    ADD_NODE(g, node("Gemm", "fc", "a6,W3,B3", "y", attr_i("transB", 1), NULL));
+    npk_model *m = roundtrip(&g, 0, err, sizeof err);
+    NPK_CHECK(m != NULL);
+    if (!m) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    /* c1: (28 + 2 + 2 - 5)/1 + 1 = 28 */
+    check_val(m, "a1", F, DIMS(1, 6, 28, 28));
+    check_val(m, "a2", F, DIMS(1, 6, 28, 28));
+    /* p1: (28 - 2)/2 + 1 = 14 */
+    check_val(m, "a3", F, DIMS(1, 6, 14, 14));
+    /* c2: 14 - 5 + 1 = 10 */
+    check_val(m, "a4", F, DIMS(1, 16, 10, 10));
+    check_val(m, "a5", F, DIMS(1, 16, 5, 5));
+    /* flatten at axis 1: 16*5*5 = 400 */
+    check_val(m, "a6", F, DIMS(1, 400));
+    check_val(m, "y", F, DIMS(1, 10));
+    /* c1: 6*1*5*5 + 6 = 156 params; 1*6*28*28 outputs * 1*5*5 = 117600 MACs */
+    check_node(m, "c1", NPK_OP_CONV, 156, 117600);
+    /* c2: 16*6*5*5 = 2400 params, no bias; 16*10*10 * 6*5*5 = 240000 MACs */
+    check_node(m, "c2", NPK_OP_CONV, 2400, 240000);
+    check_node(m, "p1", NPK_OP_MAX_POOL, 0, 0);
+    check_node(m, "fc", NPK_OP_GEMM, 4010, 4000);
+    npk_model_free(m);
+
+    /* strides and ceil_mode on an 8x8 input, kernel 3, stride 2: floor (8-3)/2 + 1 = 3,
+     * ceil: ceil(5/2) + 1 = 4 (the last window starts at 6, inside the input); a Conv with
+     * stride 2 and SAME_UPPER: ceil(8/2) = 4; a 2x2 stride-2 VALID conv: (8-2)/2 + 1 = 4 */
+    graph h = {0};
+    h.ins[h.n_ins++] = vinfo("x", F, DIMS(1, 3, 8, 8));
+    h.outs[h.n_outs++] = vinfo("f", F, DIMS(1, 3, 3, 3));
+    ADD_INIT(h, tensor("W", F, DIMS(4, 3, 3, 3), NULL));
+    ADD_INIT(h, tensor("W2", F, DIMS(2, 3, 2, 2), NULL));
+    ADD_NODE(h, node("MaxPool", "floor", "x", "f", attr_is("kernel_shape", 2, (int64_t[]){3, 3}),
+                     attr_is("strides", 2, (int64_t[]){2, 2}), NULL));
+    ADD_NODE(h, node("MaxPool", "ceil", "x", "c", attr_is("kernel_shape", 2, (int64_t[]){3, 3}),
+                     attr_is("strides", 2, (int64_t[]){2, 2}), attr_i("ceil_mode", 1), NULL));
+    Onnx__AttributeProto *same = attr_i("group", 1);
+    same->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+    same->name = str("auto_pad");
+    same->has_s = 1;
+    same->s.data = (uint8_t *)str("SAME_UPPER");
+    same->s.len = 10;
+    ADD_NODE(h, node("Conv", "same", "x,W", "s", attr_is("strides", 2, (int64_t[]){2, 2}), same,
+                     NULL));
+    ADD_NODE(h, node("Conv", "s2", "x,W2", "v", attr_is("strides", 2, (int64_t[]){2, 2}), NULL));
+    m = roundtrip(&h, 0, err, sizeof err);
+    NPK_CHECK(m != NULL);
+    check_val(m, "f", F, DIMS(1, 3, 3, 3));
+    check_val(m, "c", F, DIMS(1, 3, 4, 4));
+    check_val(m, "s", F, DIMS(1, 4, 4, 4));
+    check_val(m, "v", F, DIMS(1, 2, 4, 4));
+    /* s2: 2*4*4 outputs * 3*2*2 = 384 MACs, 2*3*2*2 = 24 params */
+    check_node(m, "s2", NPK_OP_CONV, 24, 384);
+    npk_model_free(m);
+}
+
+/* MatMul with batch broadcasting, then Add and Mul broadcasts. */
+static void test_broadcast(void)
+{
+    char err[512];
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(2, 3, 4, 5));
+    g.ins[g.n_ins++] = vinfo("a", F, DIMS(2, 1, 4, 5));
+    g.ins[g.n_ins++] = vinfo("b", F, DIMS(3, 5, 7));
+    g.outs[g.n_outs++] = vinfo("z", F, DIMS(2, 3, 4, 6));
+    ADD_INIT(g, tensor("W", F, DIMS(5, 6), NULL));
+    ADD_INIT(g, tensor("bias", F, DIMS(6), NULL));
+    ADD_INIT(g, tensor("s", F, DIMS(3, 1, 6), NULL));
+    ADD_NODE(g, node("MatMul", "mm", "x,W", "p", NULL));
+    ADD_NODE(g, node("Add", "add", "p,bias", "q", NULL));
+    ADD_NODE(g, node("Mul", "mul", "q,s", "z", NULL));
+    ADD_NODE(g, node("MatMul", "bmm", "a,b", "ab", NULL));
+    npk_model *m = roundtrip(&g, 0, err, sizeof err);
+    NPK_CHECK(m != NULL);
+    if (!m) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    /* [2,3,4,5] x [5,6] -> [2,3,4,6]; 2*3*4*6*5 = 720 MACs, 30 params */
+    check_val(m, "p", F, DIMS(2, 3, 4, 6));
+    check_node(m, "mm", NPK_OP_MATMUL, 30, 720);
+    /* + [6] -> [2,3,4,6]; * [3,1,6] -> [2,3,4,6] */
+    check_val(m, "q", F, DIMS(2, 3, 4, 6));
+    check_val(m, "z", F, DIMS(2, 3, 4, 6));
+    check_node(m, "mul", NPK_OP_MUL, 18, 0);
+    /* batch [2,1] with [3] -> [2,3]; [4,5] x [5,7] -> [4,7]; 6*4*7*5 = 840 MACs */
+    check_val(m, "ab", F, DIMS(2, 3, 4, 7));
+    check_node(m, "bmm", NPK_OP_MATMUL, 0, 840);
+    npk_model_free(m);
+}
+
+/* An int8 model: QuantizeLinear, QLinearMatMul, DequantizeLinear. */
+static void test_qlinear(void)
+{
+    char err[512];
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(4, 16));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(4, 8));
+    ADD_INIT(g, tensor("xs", F, SCALAR, NULL));
+    ADD_INIT(g, tensor("xz", NPK_DT_UINT8, SCALAR, NULL));
+    ADD_INIT(g, tensor("w", NPK_DT_INT8, DIMS(16, 8), NULL));
+    ADD_INIT(g, tensor("ws", F, SCALAR, NULL));
+    ADD_INIT(g, tensor("wz", NPK_DT_INT8, SCALAR, NULL));
+    ADD_INIT(g, tensor("ys", F, SCALAR, NULL));
+    ADD_INIT(g, tensor("yz", NPK_DT_INT8, SCALAR, NULL));
+    ADD_NODE(g, node("QuantizeLinear", "q", "x,xs,xz", "xq", NULL));
+    ADD_NODE(g, node("QLinearMatMul", "qmm", "xq,xs,xz,w,ws,wz,ys,yz", "yq", NULL));
+    ADD_NODE(g, node("DequantizeLinear", "dq", "yq,ys,yz", "y", NULL));
+    npk_model *m = roundtrip(&g, 0, err, sizeof err);
+    NPK_CHECK(m != NULL);
+    if (!m) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    /* the quantised input takes its zero point's type, uint8 */
+    check_val(m, "xq", NPK_DT_UINT8, DIMS(4, 16));
+    /* [4,16] x [16,8] -> [4,8] in y_zero_point's type int8; 4*8*16 = 512 MACs; constants
+     * 1 + 1 + 128 + 1 + 1 + 1 + 1 = 134 */
+    check_val(m, "yq", NPK_DT_INT8, DIMS(4, 8));
+    check_node(m, "qmm", NPK_OP_QLINEAR_MATMUL, 134, 512);
+    check_val(m, "y", F, DIMS(4, 8));
+    npk_model_free(m);
+}
+
+/* Constant folding: a Constant shape for Reshape, a Transpose of an initializer. */
+static void test_fold(void)
+{
+    char err[512];
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(2, 3, 4));
+    g.ins[g.n_ins++] = vinfo("u", F, DIMS(4, 3));
+    g.outs[g.n_outs++] = vinfo("r", F, DIMS(2, 12));
+    g.outs[g.n_outs++] = vinfo("uw", F, DIMS(4, 2));
+    ADD_INIT(g, tensor("W", F, DIMS(2, 3), NULL));
+    ADD_NODE(g, node("Constant", "shape", "", "s",
+                     attr_t("value", tensor("sv", NPK_DT_INT64, DIMS(2), (int64_t[]){0, -1})),
+                     NULL));
+    ADD_NODE(g, node("Reshape", "rs", "x,s", "r", NULL));
+    ADD_NODE(g, node("Transpose", "tr", "W", "Wt", NULL));
+    ADD_NODE(g, node("MatMul", "mm", "u,Wt", "uw", NULL));
+    npk_model *m = roundtrip(&g, 0, err, sizeof err);
+    NPK_CHECK(m != NULL);
+    if (!m) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    /* 0 copies dimension 0 (2), -1 takes the rest: 24 / 2 = 12 */
+    check_val(m, "r", F, DIMS(2, 12));
+    NPK_CHECK(node_named(m, "shape")->folded);
+    NPK_CHECK(!node_named(m, "rs")->folded);
+    check_node(m, "rs", NPK_OP_RESHAPE, 0, 0);
+    /* W = [[0, .01, .02], [.03, .04, .05]] transposed: [[0, .03], [.01, .04], [.02, .05]] */
+    const npk_value *wt = val(m, "Wt");
+    check_val(m, "Wt", F, DIMS(3, 2));
+    NPK_CHECK(node_named(m, "tr")->folded);
+    const float want[6] = {0.00f, 0.03f, 0.01f, 0.04f, 0.02f, 0.05f};
+    NPK_CHECK(wt && wt->data && memcmp(wt->data, want, sizeof want) == 0);
+    /* [4,3] x [3,2] -> [4,2], the folded transpose counted as 6 parameters */
+    check_node(m, "mm", NPK_OP_MATMUL, 6, 24);
+    npk_model_free(m);
+}
+
+/* Read g expecting failure with `want` in the message. */
+static void expect_error(const graph *g, long keep, const char *want)
+{
+    char err[512] = "";
+    npk_model *m = roundtrip(g, keep, err, sizeof err);
+    NPK_REPORT(m == NULL, "expected an error containing \"%s\", the model was read\n", want);
+    NPK_CHECK_CONTAINS(err, want);
+    NPK_CHECK_CONTAINS(err, "npk_onnx_");   /* the file is named */
+    npk_model_free(m);
+}
+
+static void test_errors(void)
+{
+    /* a truncated file: the MLP cut inside W1's data */
+    graph g = mlp();
+    expect_error(&g, 2000, "malformed or truncated");
+
+    /* random bytes (a fixed LCG): whatever they parse as, never a model */
+    {
+        uint8_t buf[1000];
+        uint32_t s = 12345;
+        for (size_t i = 0; i < sizeof buf; i++) {
+            s = s * 1103515245u + 12345u;
+            buf[i] = (uint8_t)(s >> 16);
+        }
+        char err[512] = "";
+        npk_model *m = NULL;
+        NPK_CHECK(npk_model_read(buf, sizeof buf, "random.onnx", &m, err, sizeof err) == -1);
+        NPK_CHECK(m == NULL);
+        NPK_CHECK_CONTAINS(err, "random.onnx: ");
+        /* and an empty file: no graph */
+        NPK_CHECK(npk_model_read(buf, 0, "empty.onnx", &m, err, sizeof err) == -1);
+        NPK_CHECK_CONTAINS(err, "empty.onnx: not an ONNX model: no graph");
+    }
+
+    /* an operator outside the list */
+    g = (graph){0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(2, 3));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(2, 3));
+    ADD_NODE(g, node("Relu", "ok", "x", "h", NULL));
+    ADD_NODE(g, node("Einsum", "attn0", "h", "y", NULL));
+    expect_error(&g, 0, "node 1 'attn0' (Einsum): operator not supported");
+
+    /* a Gemm whose K differs: x [1,784], W [100,10] */
+    g = (graph){0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 784));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, 10));
+    ADD_INIT(g, tensor("W", F, DIMS(100, 10), NULL));
+    ADD_NODE(g, node("Gemm", "fc", "x,W", "y", NULL));
+    expect_error(&g, 0, "node 0 'fc' (Gemm): inner dimensions differ: A gives K=784, B gives K=100");
+
+    /* an Add of [2,3] and [4] */
+    g = (graph){0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(2, 3));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(2, 3));
+    ADD_INIT(g, tensor("b", F, DIMS(4), NULL));
+    ADD_NODE(g, node("Add", "plus", "x,b", "y", NULL));
+    expect_error(&g, 0, "node 0 'plus' (Add): shapes [2,3] ('x') and [4] ('b') do not broadcast");
+
+    /* a Conv whose channels do not match */
+    g = (graph){0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 3, 8, 8));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, 4, 6, 6));
+    ADD_INIT(g, tensor("W", F, DIMS(4, 2, 3, 3), NULL));
+    ADD_NODE(g, node("Conv", "conv", "x,W", "y", NULL));
+    expect_error(&g, 0, "node 0 'conv' (Conv): channels do not match: X has 3");
+
+    /* Reshape into the wrong element count: 6 elements into [4] */
+    g = (graph){0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(2, 3));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(4));
+    ADD_INIT(g, tensor("s", NPK_DT_INT64, DIMS(1), (int64_t[]){4}));
+    ADD_NODE(g, node("Reshape", "rs", "x,s", "y", NULL));
+    expect_error(&g, 0, "node 0 'rs' (Reshape): cannot reshape 'x' [2,3] (6 elements) into 4");
+
+    /* an absurd input: 2^31 * 2^31 * 2^31 elements */
+    g = (graph){0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(INT64_C(1) << 31, INT64_C(1) << 31, INT64_C(1) << 31));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1));
+    ADD_NODE(g, node("Relu", "r", "x", "y", NULL));
+    expect_error(&g, 0, "'x' is too large: more than 2^40 elements");
+
+    /* a MatMul of inputs of 2^40 elements each, [2^20, 2^20, 1] x [1, 2^40]: its MACs,
+     * 2^20 * 2^20 * 2^40 * 1 = 2^80, do not fit 64 bits */
+    g = (graph){0};
+    g.ins[g.n_ins++] = vinfo("a", F, DIMS(INT64_C(1) << 20, INT64_C(1) << 20, 1));
+    g.ins[g.n_ins++] = vinfo("b", F, DIMS(1, INT64_C(1) << 40));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1));
+    ADD_NODE(g, node("MatMul", "big", "a,b", "y", NULL));
+    expect_error(&g, 0, "node 0 'big' (MatMul): its MAC count overflows 64 bits");
+
+    /* a cycle, and an input defined nowhere */
+    g = (graph){0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(2));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(2));
+    ADD_NODE(g, node("Add", "p", "x,q", "p_out", NULL));
+    ADD_NODE(g, node("Relu", "q", "p_out", "q", NULL));
+    ADD_NODE(g, node("Relu", "last", "p_out", "y", NULL));
+    expect_error(&g, 0, "node 0 'p' (Add): the graph has a cycle through it");
+    g = (graph){0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(2));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(2));
+    ADD_NODE(g, node("Add", "p", "x,ghost", "y", NULL));
+    expect_error(&g, 0, "node 0 'p' (Add): input 'ghost' is defined nowhere");
+}
+
+int main(void)
+{
+    test_mlp();
+    test_cnn();
+    test_broadcast();
+    test_qlinear();
+    test_fold();
+    test_errors();
+    return npk_test_done();
+}
