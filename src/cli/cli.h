@@ -118,5 +118,6 @@ int npk_cmd_demo(int argc, char **argv);
 int npk_cmd_compile(int argc, char **argv);
 int npk_cmd_gdb(int argc, char **argv);
 int npk_cmd_sweep(int argc, char **argv);
+int npk_cmd_model_info(int argc, char **argv);
 
 #endif

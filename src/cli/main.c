@@ -17,6 +17,7 @@ static const struct {
     {"compile", npk_cmd_compile, "compile an MLP training step into a tinytpu control stream"},
     {"gdb", npk_cmd_gdb, "serve rvnpu firmware to GDB (remote serial protocol over TCP)"},
     {"sweep", npk_cmd_sweep, "run a design-space sweep (points in parallel, or on Dask)"},
+    {"model-info", npk_cmd_model_info, "read an ONNX model: its graph, shapes, parameters, MACs"},
 };
 
 const char *npk_cli_command(size_t i)
@@ -38,7 +39,7 @@ static void usage(FILE *f)
             "\n"
             "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f,
             "\n"
             "targets: %s  ('npukit info' describes them)\n"
@@ -56,7 +57,7 @@ static void usage(FILE *f)
             "      --timeline FILE         Chrome trace-event timeline (Perfetto)\n"
             "\n"
             "exit status:\n"
-            "  asm, disasm, info, demo, compile: 0 success, 1 errors in the input, 2 usage error\n"
+            "  asm, disasm, info, demo, compile, model-info: 0 success, 1 errors in the input, 2 usage error\n"
             "  debug: 0 session ended, 1 a --batch command failed, 125 could not start\n"
             "  run: the program's own exit status when it ends normally (0 for targets\n"
             "       without an exit call), 124 instruction or cycle budget exhausted,\n"
@@ -109,7 +110,7 @@ static int dispatch(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(cmd, commands[i].name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "npukit: unknown command '%s' (commands: asm, disasm, run, debug, info, demo, compile, gdb; "
+    fprintf(stderr, "npukit: unknown command '%s' (commands: asm, disasm, run, debug, info, demo, compile, gdb, sweep, model-info; "
                     "see 'npukit --help')\n", cmd);
     return NPK_EXIT_USAGE;
 }

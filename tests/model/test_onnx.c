@@ -3,6 +3,7 @@
  * count checked against values derived by hand in the comments; and the errors, each with the
  * fragment of its message that names the place. */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -189,8 +190,9 @@ typedef struct graph {
 
 static char tmp_path[256];
 
-/* Serialise g into a temporary file (its first `keep` bytes when keep > 0); the path. */
-static const char *write_model(const graph *g, long keep)
+/* Serialise g into `path`, or a temporary file when path is NULL (its first `keep` bytes when
+ * keep > 0); the path. */
+static const char *write_model(const graph *g, long keep, const char *path)
 {
     Onnx__ModelProto mp;
     Onnx__GraphProto gp;
@@ -224,19 +226,19 @@ static const char *write_model(const graph *g, long keep)
         size = (size_t)keep;
     const char *dir = getenv("TMPDIR");
     snprintf(tmp_path, sizeof tmp_path, "%s/npk_onnx_XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(tmp_path);
+    int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : mkstemp(tmp_path);
     if (fd < 0 || write(fd, buf, size) != (ssize_t)size || close(fd) != 0) {
-        fprintf(stderr, "test_onnx: cannot write %s\n", tmp_path);
+        fprintf(stderr, "test_onnx: cannot write %s\n", path ? path : tmp_path);
         exit(2);
     }
-    return tmp_path;
+    return path ? path : tmp_path;
 }
 
 /* Read g back; NULL (and err filled) on error. */
 static npk_model *roundtrip(const graph *g, long keep, char *err, size_t n)
 {
     npk_model *m;
-    const char *path = write_model(g, keep);
+    const char *path = write_model(g, keep, NULL);
     int rc = npk_model_read_file(path, &m, err, n);
     unlink(path);
     pool_free();
@@ -342,9 +344,8 @@ static void test_mlp(void)
 }
 
 /* LeNet-sized: Conv(pad 2) Relu MaxPool Conv AveragePool Flatten Gemm. */
-static void test_cnn(void)
+static graph cnn(void)
 {
-    char err[512];
     graph g = {0};
     g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 1, 28, 28));
     g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, 10));
@@ -364,6 +365,13 @@ static void test_cnn(void)
                      attr_is("strides", 2, (int64_t[]){2, 2}), NULL));
     ADD_NODE(g, node("Flatten", "fl", "a5", "a6", NULL));
     ADD_NODE(g, node("Gemm", "fc", "a6,W3,B3", "y", attr_i("transB", 1), NULL));
+    return g;
+}
+
+static void test_cnn(void)
+{
+    char err[512];
+    graph g = cnn();
     npk_model *m = roundtrip(&g, 0, err, sizeof err);
     NPK_CHECK(m != NULL);
     if (!m) {
@@ -538,6 +546,60 @@ static void expect_error(const graph *g, long keep, const char *want)
     npk_model_free(m);
 }
 
+/* An operator outside the list (node 1). */
+static graph bad_op(void)
+{
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(2, 3));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(2, 3));
+    ADD_NODE(g, node("Relu", "ok", "x", "h", NULL));
+    ADD_NODE(g, node("Einsum", "attn0", "h", "y", NULL));
+    return g;
+}
+
+/* A Gemm whose K differs: x [1,784], W [100,10]. */
+static graph bad_gemm(void)
+{
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 784));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, 10));
+    ADD_INIT(g, tensor("W", F, DIMS(100, 10), NULL));
+    ADD_NODE(g, node("Gemm", "fc", "x,W", "y", NULL));
+    return g;
+}
+
+/* An absurd input: 2^31 * 2^31 * 2^31 elements. */
+static graph bad_huge(void)
+{
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(INT64_C(1) << 31, INT64_C(1) << 31, INT64_C(1) << 31));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1));
+    ADD_NODE(g, node("Relu", "r", "x", "y", NULL));
+    return g;
+}
+
+/* A ModelProto whose graph holds a node whose attribute holds a graph ... `levels` times (each
+ * level graph -> node -> attribute: 3 messages), written from the inside out at the end of
+ * buf; returns its start. */
+static const uint8_t *nested(uint8_t *buf, size_t size, int levels, size_t *len)
+{
+    uint8_t *p = buf + size;
+    static const uint8_t tags[3] = {0x32, 0x2a, 0x0a};   /* Attribute.g, Node.attribute, Graph.node */
+    for (int l = 0; l < 3 * levels + 1; l++) {
+        size_t n = (size_t)(buf + size - p);
+        uint8_t tag = l == 3 * levels ? 0x3a : tags[l % 3];   /* Model.graph outermost */
+        if (n >= 128) {
+            *--p = (uint8_t)(n >> 7);
+            *--p = (uint8_t)(0x80 | (n & 0x7f));
+        } else {
+            *--p = (uint8_t)n;
+        }
+        *--p = tag;
+    }
+    *len = (size_t)(buf + size - p);
+    return p;
+}
+
 static void test_errors(void)
 {
     /* a truncated file: the MLP cut inside W1's data */
@@ -562,20 +624,25 @@ static void test_errors(void)
         NPK_CHECK_CONTAINS(err, "empty.onnx: not an ONNX model: no graph");
     }
 
-    /* an operator outside the list */
-    g = (graph){0};
-    g.ins[g.n_ins++] = vinfo("x", F, DIMS(2, 3));
-    g.outs[g.n_outs++] = vinfo("y", F, DIMS(2, 3));
-    ADD_NODE(g, node("Relu", "ok", "x", "h", NULL));
-    ADD_NODE(g, node("Einsum", "attn0", "h", "y", NULL));
+    /* nesting: 100 levels of graph -> node -> attribute -> graph are refused before protobuf-c
+     * recurses into them; 5 levels (16 messages deep) get past that check to the next error */
+    {
+        static uint8_t buf[4096];
+        size_t len;
+        char err[512] = "";
+        npk_model *m = NULL;
+        const uint8_t *p = nested(buf, sizeof buf, 100, &len);
+        NPK_CHECK(npk_model_read(p, len, "deep.onnx", &m, err, sizeof err) == -1);
+        NPK_CHECK_CONTAINS(err, "deep.onnx: not a usable ONNX model: messages nested more than 32 deep");
+        p = nested(buf, sizeof buf, 5, &len);
+        NPK_CHECK(npk_model_read(p, len, "deep5.onnx", &m, err, sizeof err) == -1);
+        NPK_CHECK_CONTAINS(err, "deep5.onnx: not an ONNX model: no opset_import");
+    }
+
+    g = bad_op();
     expect_error(&g, 0, "node 1 'attn0' (Einsum): operator not supported");
 
-    /* a Gemm whose K differs: x [1,784], W [100,10] */
-    g = (graph){0};
-    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 784));
-    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, 10));
-    ADD_INIT(g, tensor("W", F, DIMS(100, 10), NULL));
-    ADD_NODE(g, node("Gemm", "fc", "x,W", "y", NULL));
+    g = bad_gemm();
     expect_error(&g, 0, "node 0 'fc' (Gemm): inner dimensions differ: A gives K=784, B gives K=100");
 
     /* an Add of [2,3] and [4] */
@@ -602,11 +669,7 @@ static void test_errors(void)
     ADD_NODE(g, node("Reshape", "rs", "x,s", "y", NULL));
     expect_error(&g, 0, "node 0 'rs' (Reshape): cannot reshape 'x' [2,3] (6 elements) into 4");
 
-    /* an absurd input: 2^31 * 2^31 * 2^31 elements */
-    g = (graph){0};
-    g.ins[g.n_ins++] = vinfo("x", F, DIMS(INT64_C(1) << 31, INT64_C(1) << 31, INT64_C(1) << 31));
-    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1));
-    ADD_NODE(g, node("Relu", "r", "x", "y", NULL));
+    g = bad_huge();
     expect_error(&g, 0, "'x' is too large: more than 2^40 elements");
 
     /* a MatMul of inputs of 2^40 elements each, [2^20, 2^20, 1] x [1, 2^40]: its MACs,
@@ -633,8 +696,35 @@ static void test_errors(void)
     expect_error(&g, 0, "node 0 'p' (Add): input 'ghost' is defined nowhere");
 }
 
-int main(void)
+/* --write DIR: the files committed as examples/models/lenet.onnx and tests/bad/inputs/onnx_*
+ * (test model_onnx_files checks that they are what this writes). */
+static int write_files(const char *dir)
 {
+    static const struct {
+        const char *name;
+        graph (*build)(void);
+        long keep;
+    } files[] = {
+        {"lenet.onnx", cnn, 0},
+        {"onnx_truncated.onnx", mlp, 2000},
+        {"onnx_unsupported_op.onnx", bad_op, 0},
+        {"onnx_shape_mismatch.onnx", bad_gemm, 0},
+        {"onnx_huge_dims.onnx", bad_huge, 0},
+    };
+    char path[512];
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        graph g = files[i].build();
+        snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
+        write_model(&g, files[i].keep, path);
+        pool_free();
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--write") == 0)
+        return write_files(argv[2]);
     test_mlp();
     test_cnn();
     test_broadcast();

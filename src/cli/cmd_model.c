@@ -1,0 +1,136 @@
+/* `npukit model-info`: read an ONNX model (src/model) and print its graph: inputs, outputs,
+ * each node with its op, operand shapes and element types, parameters and MACs, and totals.
+ * Without ONNX support in the build it says which packages are missing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#ifdef NPK_HAVE_ONNX
+#include "model/model.h"
+#endif
+
+static void help(void)
+{
+    printf("usage: npukit model-info MODEL.onnx\n"
+           "\n"
+           "Read an ONNX model and print its graph in topological order: the inputs and\n"
+           "outputs with element types and shapes, then each node with its operator, its\n"
+           "operands (constants marked), its outputs, its parameters (elements of constant\n"
+           "inputs) and its multiply-accumulates, and the totals. Shapes are inferred for the\n"
+           "supported operators (docs/models.md); symbolic dimensions are taken as 1.\n"
+           "Constant subgraphs (Constant, and Reshape, Flatten, Transpose or Identity of\n"
+           "constants) are folded and shown as 'folded'.\n"
+           "\n"
+           "options:\n"
+           "  -h, --help                  this help\n"
+           "\n"
+           "exit status: 0 success, 1 the model cannot be read (malformed, unsupported\n"
+           "operator, shape mismatch; the message names the node) or ONNX support is not\n"
+           "built in, 2 usage error\n");
+}
+
+enum { O_HELP = 1 };
+
+static const npk_opt_def defs[] = {
+    {O_HELP, 'h', "help", OPT_FLAG},
+    {0, 0, NULL, OPT_FLAG},
+};
+
+#ifdef NPK_HAVE_ONNX
+static void print_shape(const npk_value *v)
+{
+    printf("%s [", npk_dtype_name(v->dtype));
+    for (int i = 0; i < v->rank; i++)
+        printf("%s%lld", i ? "," : "", (long long)v->dims[i]);
+    printf("]");
+}
+
+static void print_values(const char *title, const npk_model *m, const int *idx, size_t n)
+{
+    printf("%s:\n", title);
+    for (size_t i = 0; i < n; i++) {
+        const npk_value *v = &m->values[idx[i]];
+        printf("  %-20s ", v->name);
+        print_shape(v);
+        printf("%s\n", v->sym_batch ? "  (symbolic dimensions taken as 1)" : "");
+    }
+}
+
+static void print_model(const char *path, const npk_model *m)
+{
+    printf("model: %s (producer '%s', IR version %lld, opset %lld)\n", path, m->producer,
+           (long long)m->ir_version, (long long)m->opset);
+    print_values("inputs", m, m->inputs, m->n_inputs);
+    print_values("outputs", m, m->outputs, m->n_outputs);
+    printf("nodes (topological order):\n");
+    uint64_t params = 0, macs = 0;
+    size_t folded = 0;
+    for (size_t i = 0; i < m->n_nodes; i++) {
+        const npk_node *n = &m->nodes[i];
+        printf("  %3zu %-18s %-20s", i, npk_op_name(n->op), n->name[0] ? n->name : "-");
+        if (n->folded) {
+            printf(" folded");
+            folded++;
+        } else {
+            printf(" params %-10llu MACs %llu", (unsigned long long)n->params,
+                   (unsigned long long)n->macs);
+            params += n->params;   /* no wrap: each at most 9 * 2^40, MACs checked per node */
+            macs = macs + n->macs < macs ? UINT64_MAX : macs + n->macs;
+        }
+        printf("\n");
+        for (int k = 0; k < n->n_in; k++) {
+            if (n->in[k] < 0)
+                continue;
+            const npk_value *v = &m->values[n->in[k]];
+            printf("        in  %-20s ", v->name);
+            print_shape(v);
+            printf("%s\n", v->data ? " const" : "");
+        }
+        for (int k = 0; k < n->n_out; k++) {
+            if (n->out[k] < 0)
+                continue;
+            printf("        out %-20s ", m->values[n->out[k]].name);
+            print_shape(&m->values[n->out[k]]);
+            printf("\n");
+        }
+    }
+    printf("total: %zu nodes (%zu folded), %llu parameters, %llu MACs\n", m->n_nodes, folded,
+           (unsigned long long)params, (unsigned long long)macs);
+}
+#endif
+
+int npk_cmd_model_info(int argc, char **argv)
+{
+    const char *prog = "npukit model-info", *path = NULL, *v;
+    int id;
+    npk_opt_state os = {argc, argv, 1, prog, 0};
+    while ((id = npk_opt_next(&os, defs, &v)) != -1) {
+        switch (id) {
+        case -2: return NPK_EXIT_USAGE;
+        case 0:
+            if (path)
+                return npk_usage_error(prog, "unexpected argument '%s'", v);
+            path = v;
+            break;
+        case O_HELP: help(); return NPK_EXIT_OK;
+        }
+    }
+    if (!path)
+        return npk_usage_error(prog, "no model file given");
+#ifdef NPK_HAVE_ONNX
+    npk_model *m;
+    char err[1024];
+    if (npk_model_read_file(path, &m, err, sizeof err) != 0) {
+        fprintf(stderr, "npukit: %s\n", err);
+        return NPK_EXIT_INPUT;
+    }
+    print_model(path, m);
+    npk_model_free(m);
+    return NPK_EXIT_OK;
+#else
+    fprintf(stderr, "npukit: %s: this npukit was built without ONNX support; install the Debian "
+                    "packages libprotobuf-c-dev protobuf-c-compiler libonnx-dev and rebuild\n",
+            path);
+    return NPK_EXIT_INPUT;
+#endif
+}
