@@ -430,9 +430,8 @@ static void test_cnn(void)
 }
 
 /* MatMul with batch broadcasting, then Add and Mul broadcasts. */
-static void test_broadcast(void)
+static graph bcast(void)
 {
-    char err[512];
     graph g = {0};
     g.ins[g.n_ins++] = vinfo("x", F, DIMS(2, 3, 4, 5));
     g.ins[g.n_ins++] = vinfo("a", F, DIMS(2, 1, 4, 5));
@@ -445,6 +444,13 @@ static void test_broadcast(void)
     ADD_NODE(g, node("Add", "add", "p,bias", "q", NULL));
     ADD_NODE(g, node("Mul", "mul", "q,s", "z", NULL));
     ADD_NODE(g, node("MatMul", "bmm", "a,b", "ab", NULL));
+    return g;
+}
+
+static void test_broadcast(void)
+{
+    char err[512];
+    graph g = bcast();
     npk_model *m = roundtrip(&g, 0, err, sizeof err);
     NPK_CHECK(m != NULL);
     if (!m) {
@@ -465,9 +471,8 @@ static void test_broadcast(void)
 }
 
 /* An int8 model: QuantizeLinear, QLinearMatMul, DequantizeLinear. */
-static void test_qlinear(void)
+static graph qlin(void)
 {
-    char err[512];
     graph g = {0};
     g.ins[g.n_ins++] = vinfo("x", F, DIMS(4, 16));
     g.outs[g.n_outs++] = vinfo("y", F, DIMS(4, 8));
@@ -481,6 +486,13 @@ static void test_qlinear(void)
     ADD_NODE(g, node("QuantizeLinear", "q", "x,xs,xz", "xq", NULL));
     ADD_NODE(g, node("QLinearMatMul", "qmm", "xq,xs,xz,w,ws,wz,ys,yz", "yq", NULL));
     ADD_NODE(g, node("DequantizeLinear", "dq", "yq,ys,yz", "y", NULL));
+    return g;
+}
+
+static void test_qlinear(void)
+{
+    char err[512];
+    graph g = qlin();
     npk_model *m = roundtrip(&g, 0, err, sizeof err);
     NPK_CHECK(m != NULL);
     if (!m) {
@@ -498,9 +510,8 @@ static void test_qlinear(void)
 }
 
 /* Constant folding: a Constant shape for Reshape, a Transpose of an initializer. */
-static void test_fold(void)
+static graph folding(void)
 {
-    char err[512];
     graph g = {0};
     g.ins[g.n_ins++] = vinfo("x", F, DIMS(2, 3, 4));
     g.ins[g.n_ins++] = vinfo("u", F, DIMS(4, 3));
@@ -513,6 +524,13 @@ static void test_fold(void)
     ADD_NODE(g, node("Reshape", "rs", "x,s", "r", NULL));
     ADD_NODE(g, node("Transpose", "tr", "W", "Wt", NULL));
     ADD_NODE(g, node("MatMul", "mm", "u,Wt", "uw", NULL));
+    return g;
+}
+
+static void test_fold(void)
+{
+    char err[512];
+    graph g = folding();
     npk_model *m = roundtrip(&g, 0, err, sizeof err);
     NPK_CHECK(m != NULL);
     if (!m) {
@@ -696,8 +714,9 @@ static void test_errors(void)
     expect_error(&g, 0, "node 0 'p' (Add): input 'ghost' is defined nowhere");
 }
 
-/* --write DIR: the files committed as examples/models/lenet.onnx and tests/bad/inputs/onnx_*
- * (test model_onnx_files checks that they are what this writes). */
+/* --write DIR: the files committed as examples/models/lenet.onnx, tests/bad/inputs/onnx_* and
+ * tests/fuzz/corpus/onnx_model/seed_* (test model_onnx_files checks that they are what this
+ * writes). */
 static int write_files(const char *dir)
 {
     static const struct {
@@ -710,6 +729,9 @@ static int write_files(const char *dir)
         {"onnx_unsupported_op.onnx", bad_op, 0},
         {"onnx_shape_mismatch.onnx", bad_gemm, 0},
         {"onnx_huge_dims.onnx", bad_huge, 0},
+        {"seed_broadcast.onnx", bcast, 0},
+        {"seed_qlinear.onnx", qlin, 0},
+        {"seed_folding.onnx", folding, 0},
     };
     char path[512];
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {

@@ -1,0 +1,68 @@
+/* Fuzz the ONNX reader (src/model, `npukit model-info`): read the bytes as a model; on success
+ * check the IR's invariants (shapes within bounds and consistent with their element counts,
+ * indices in range, nodes in topological order, constants as large as their shapes say); on
+ * failure check the message. */
+#include "fuzz.h"
+#include "model/model.h"
+
+static void check_model(const npk_model *m)
+{
+    for (size_t i = 0; i < m->n_values; i++) {
+        const npk_value *v = &m->values[i];
+        uint64_t elems = 1;
+        if (v->rank < 0 || v->rank > NPK_MODEL_MAX_RANK)
+            fuzz_fail("npk_model: rank out of range", v->name);
+        for (int d = 0; d < v->rank; d++) {
+            if (v->dims[d] < 0)
+                fuzz_fail("npk_model: negative dimension", v->name);
+            elems *= (uint64_t)v->dims[d];   /* each value is at most 2^40 elements */
+        }
+        if (elems != v->elems || elems > NPK_MODEL_MAX_ELEMS)
+            fuzz_fail("npk_model: element count differs from the shape", v->name);
+        if (v->data && v->elems) {
+            /* the whole constant is readable (ASan checks the last byte) */
+            volatile uint8_t last = ((const uint8_t *)v->data)[v->elems * npk_dtype_size(v->dtype) - 1];
+            (void)last;
+        }
+        if (v->producer >= (int)m->n_nodes || v->producer < -1)
+            fuzz_fail("npk_model: producer out of range", v->name);
+    }
+    for (size_t i = 0; i < m->n_nodes; i++) {
+        const npk_node *n = &m->nodes[i];
+        for (int k = 0; k < n->n_in; k++) {
+            if (n->in[k] < -1 || n->in[k] >= (int)m->n_values)
+                fuzz_fail("npk_model: input index out of range", n->name);
+            if (n->in[k] >= 0 && m->values[n->in[k]].producer >= (int)i)
+                fuzz_fail("npk_model: a node reads a value computed later", n->name);
+        }
+        for (int k = 0; k < n->n_out; k++)
+            if (n->out[k] < -1 || n->out[k] >= (int)m->n_values ||
+                (n->out[k] >= 0 && m->values[n->out[k]].producer != (int)i))
+                fuzz_fail("npk_model: output not produced by its node", n->name);
+        if (!npk_op_name(n->op) || strcmp(npk_op_name(n->op), "?") == 0)
+            fuzz_fail("npk_model: unknown op", n->name);
+    }
+    for (size_t i = 0; i < m->n_inputs; i++)
+        if (m->inputs[i] < 0 || m->inputs[i] >= (int)m->n_values)
+            fuzz_fail("npk_model: graph input out of range", NULL);
+    for (size_t i = 0; i < m->n_outputs; i++)
+        if (m->outputs[i] < 0 || m->outputs[i] >= (int)m->n_values)
+            fuzz_fail("npk_model: graph output out of range", NULL);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > FUZZ_MAX_INPUT)
+        return -1;
+    char err[1024];
+    npk_model *m;
+    if (npk_model_read(data, size, "fuzz.onnx", &m, err, sizeof err) == 0) {
+        check_model(m);
+        npk_model_free(m);
+    } else {
+        fuzz_check_str(err, sizeof err, "npk_model_read message");
+        if (m)
+            fuzz_fail("npk_model_read: a model returned with an error", err);
+    }
+    return 0;
+}
