@@ -399,6 +399,31 @@ static int op_from_name(const Onnx__NodeProto *np)
     return -1;
 }
 
+/* A graph output's declared element type and fixed dimensions (symbolic ones and an absent
+ * type or shape say nothing) must be what inference computed. */
+static int check_declared(npk_reader *r, const npk_value *v, const Onnx__ValueInfoProto *vi)
+{
+    const Onnx__TypeProto *tp = vi->type;
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
+        return 0;
+    const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+    if (tt->has_elem_type && tt->elem_type != (int32_t)v->dtype)
+        return npk_model_fail(r, -1, "graph output '%s' is declared with element type %d but "
+                              "computes %s", v->name, (int)tt->elem_type,
+                              npk_dtype_name(v->dtype));
+    if (!tt->shape)
+        return 0;
+    bool same = tt->shape->n_dim == (size_t)v->rank;
+    for (size_t d = 0; same && d < tt->shape->n_dim; d++)
+        same = tt->shape->dim[d]->value_case !=
+                   ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE ||
+               tt->shape->dim[d]->dim_value == v->dims[d];
+    if (!same)
+        return npk_model_fail(r, -1, "graph output '%s' is declared with another shape than "
+                              "the %d-D one inferred for it", v->name, v->rank);
+    return 0;
+}
+
 static int convert(npk_reader *r, const Onnx__ModelProto *mp)
 {
     npk_model *m = r->m;
@@ -459,6 +484,8 @@ static int convert(npk_reader *r, const Onnx__ModelProto *mp)
         int v = npk_model_find(r, name);
         if (v < 0)
             return npk_model_fail(r, -1, "graph output '%s' is computed by no node", name);
+        if (check_declared(r, &m->values[v], g->output[i]) != 0)
+            return -1;
         m->values[v].is_output = true;
         m->outputs[m->n_outputs++] = v;
     }

@@ -553,6 +553,66 @@ static void test_fold(void)
     npk_model_free(m);
 }
 
+/* A transformer block's operators: LayerNormalization, MatMul, the Gelu pattern PyTorch exports
+ * with Erf, the RMSNorm pattern (Pow, ReduceMean, Add, Sqrt, Div, Mul), a Transpose of an
+ * activation, Softmax, and the one-input activations. */
+static void test_transformer_ops(void)
+{
+    char err[512];
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 8, 16));
+    g.outs[g.n_outs++] = vinfo("p", F, DIMS(1, 8, 8));
+    ADD_INIT(g, tensor("scale", F, DIMS(16), NULL));
+    ADD_INIT(g, tensor("bias", F, DIMS(16), NULL));
+    ADD_INIT(g, tensor("W", F, DIMS(16, 32), NULL));
+    ADD_INIT(g, tensor("k", F, SCALAR, NULL));   /* a scalar constant: sqrt(2), 1, 0.5, eps, 2 */
+    ADD_NODE(g, node("LayerNormalization", "ln", "x,scale,bias", "n,mean", attr_i("axis", -1),
+                     NULL));
+    ADD_NODE(g, node("MatMul", "up", "n,W", "h", NULL));
+    ADD_NODE(g, node("Div", "g_div", "h,k", "g1", NULL));
+    ADD_NODE(g, node("Erf", "g_erf", "g1", "g2", NULL));
+    ADD_NODE(g, node("Add", "g_add", "g2,k", "g3", NULL));
+    ADD_NODE(g, node("Mul", "g_mul", "h,g3", "g4", NULL));
+    ADD_NODE(g, node("Gelu", "gelu", "h", "g5", NULL));
+    ADD_NODE(g, node("Pow", "r_pow", "x,k", "r1", NULL));
+    ADD_NODE(g, node("ReduceMean", "r_mean", "r1", "r2", attr_is("axes", 1, (int64_t[]){-1}),
+                     NULL));
+    ADD_NODE(g, node("Add", "r_eps", "r2,k", "r3", NULL));
+    ADD_NODE(g, node("Sqrt", "r_sqrt", "r3", "r4", NULL));
+    ADD_NODE(g, node("Div", "r_div", "x,r4", "r5", NULL));
+    ADD_NODE(g, node("Mul", "r_w", "r5,scale", "r6", NULL));
+    ADD_NODE(g, node("Transpose", "t", "r6", "rt", attr_is("perm", 3, (int64_t[]){0, 2, 1}),
+                     NULL));
+    ADD_NODE(g, node("MatMul", "qk", "r6,rt", "s", NULL));
+    ADD_NODE(g, node("Softmax", "sm", "s", "p", attr_i("axis", -1), NULL));
+    npk_model *m = roundtrip(&g, 0, err, sizeof err);
+    NPK_CHECK(m != NULL);
+    if (!m) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    /* LayerNormalization: Y is X's shape; Mean keeps the dimensions before axis 2, the rest 1 */
+    check_val(m, "n", F, DIMS(1, 8, 16));
+    check_val(m, "mean", F, DIMS(1, 8, 1));
+    /* ln: 16 + 16 params; up: [1,8,16] x [16,32] -> [1,8,32], 8*32*16 = 4096 MACs */
+    check_node(m, "ln", NPK_OP_LAYER_NORM, 32, 0);
+    check_node(m, "up", NPK_OP_MATMUL, 512, 4096);
+    /* the Gelu pattern and Gelu keep [1,8,32] (a scalar broadcasts) */
+    check_val(m, "g1", F, DIMS(1, 8, 32));
+    check_val(m, "g4", F, DIMS(1, 8, 32));
+    check_val(m, "g5", F, DIMS(1, 8, 32));
+    /* RMSNorm: the mean over the last axis keeps it as 1: [1,8,1]; x / [1,8,1] -> [1,8,16] */
+    check_val(m, "r2", F, DIMS(1, 8, 1));
+    check_val(m, "r4", F, DIMS(1, 8, 1));
+    check_val(m, "r6", F, DIMS(1, 8, 16));
+    /* [1,8,16] transposed (0,2,1) -> [1,16,8]; [1,8,16] x [1,16,8] -> [1,8,8], 8*8*16 MACs */
+    check_val(m, "rt", F, DIMS(1, 16, 8));
+    NPK_CHECK(!node_named(m, "t")->folded);
+    check_node(m, "qk", NPK_OP_MATMUL, 0, 1024);
+    check_val(m, "p", F, DIMS(1, 8, 8));
+    npk_model_free(m);
+}
+
 /* Read g expecting failure with `want` in the message. */
 static void expect_error(const graph *g, long keep, const char *want)
 {
@@ -699,6 +759,13 @@ static void test_errors(void)
     ADD_NODE(g, node("MatMul", "big", "a,b", "y", NULL));
     expect_error(&g, 0, "node 0 'big' (MatMul): its MAC count overflows 64 bits");
 
+    /* a graph output declared [1,10] that computes [1,12] */
+    g = (graph){0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 12));
+    g.outs[g.n_outs++] = vinfo("x2", F, DIMS(1, 10));
+    ADD_NODE(g, node("Relu", "r", "x", "x2", NULL));
+    expect_error(&g, 0, "graph output 'x2' is declared with another shape than the 2-D one");
+
     /* a cycle, and an input defined nowhere */
     g = (graph){0};
     g.ins[g.n_ins++] = vinfo("x", F, DIMS(2));
@@ -752,6 +819,7 @@ int main(int argc, char **argv)
     test_broadcast();
     test_qlinear();
     test_fold();
+    test_transformer_ops();
     test_errors();
     return npk_test_done();
 }
