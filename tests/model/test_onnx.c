@@ -678,6 +678,44 @@ static const uint8_t *nested(uint8_t *buf, size_t size, int levels, size_t *len)
     return p;
 }
 
+/* QLinearConv, and a per-channel DequantizeLinear of a weight (axis 0). */
+static void test_qconv(void)
+{
+    char err[512];
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", NPK_DT_UINT8, DIMS(1, 3, 8, 8));
+    g.outs[g.n_outs++] = vinfo("y", NPK_DT_UINT8, DIMS(1, 4, 6, 6));
+    ADD_INIT(g, tensor("xs", F, SCALAR, NULL));
+    ADD_INIT(g, tensor("xz", NPK_DT_UINT8, SCALAR, NULL));
+    ADD_INIT(g, tensor("w", NPK_DT_INT8, DIMS(4, 3, 3, 3), NULL));
+    ADD_INIT(g, tensor("ws", F, DIMS(4), NULL));
+    ADD_INIT(g, tensor("wz", NPK_DT_INT8, DIMS(4), NULL));
+    ADD_INIT(g, tensor("ys", F, SCALAR, NULL));
+    ADD_INIT(g, tensor("yz", NPK_DT_UINT8, SCALAR, NULL));
+    ADD_INIT(g, tensor("b", NPK_DT_INT32, DIMS(4), NULL));
+    ADD_INIT(g, tensor("w2", NPK_DT_INT8, DIMS(4, 3), NULL));
+    ADD_NODE(g, node("QLinearConv", "qc", "x,xs,xz,w,ws,wz,ys,yz,b", "y", NULL));
+    ADD_NODE(g, node("DequantizeLinear", "dq", "w2,ws,wz", "w2f", attr_i("axis", 0), NULL));
+    npk_model *m = roundtrip(&g, 0, err, sizeof err);
+    NPK_CHECK(m != NULL);
+    /* 8 - 3 + 1 = 6; uint8 as y_zero_point; 4*6*6 outputs * 3*3*3 = 3888 MACs; constants
+     * 1 + 1 + 108 + 4 + 4 + 1 + 1 + 4 = 124 */
+    check_val(m, "y", NPK_DT_UINT8, DIMS(1, 4, 6, 6));
+    check_node(m, "qc", NPK_OP_QLINEAR_CONV, 124, 3888);
+    check_val(m, "w2f", F, DIMS(4, 3));
+    npk_model_free(m);
+
+    /* the same DequantizeLinear along axis 1 (length 3): a scale of 4 does not fit */
+    g = (graph){0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1));
+    g.outs[g.n_outs++] = vinfo("w2f", F, DIMS(4, 3));
+    ADD_INIT(g, tensor("ws", F, DIMS(4), NULL));
+    ADD_INIT(g, tensor("w2", NPK_DT_INT8, DIMS(4, 3), NULL));
+    ADD_NODE(g, node("DequantizeLinear", "dq", "w2,ws", "w2f", NULL));
+    expect_error(&g, 0, "node 0 'dq' (DequantizeLinear): scale 'ws' must be a scalar or 1-D of "
+                        "length 3 (axis 1)");
+}
+
 static void test_errors(void)
 {
     /* a truncated file: the MLP cut inside W1's data */
@@ -820,6 +858,7 @@ int main(int argc, char **argv)
     test_qlinear();
     test_fold();
     test_transformer_ops();
+    test_qconv();
     test_errors();
     return npk_test_done();
 }
