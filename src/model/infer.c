@@ -269,7 +269,7 @@ static int infer_conv(ctx *c, int xi, int wi, int bi, npk_dtype t)
     if (window(c, x, w->dims + 2, false, &oh, &ow) != 0)
         return -1;
     if (group < 1 || x->dims[1] % group != 0 || w->dims[0] % group != 0 ||
-        w->dims[1] * group != x->dims[1])
+        w->dims[1] != x->dims[1] / group)
         return FAIL(c, "channels do not match: X has %lld, W expects %lld per group in %lld "
                     "groups", (long long)x->dims[1], (long long)w->dims[1], (long long)group);
     if (b && (b->rank != 1 || b->dims[0] != w->dims[0]))

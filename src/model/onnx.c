@@ -220,12 +220,16 @@ int npk_model_set_shape(npk_reader *r, int node, npk_value *v, int rank, const i
     if (rank < 0 || rank > NPK_MODEL_MAX_RANK)
         return npk_model_fail(r, node, "'%s' has rank %d (at most %d)", v->name, rank,
                               NPK_MODEL_MAX_RANK);
-    uint64_t elems = 1;
+    /* The bound holds for the product of the non-zero dimensions too, so that no product of
+     * some of them (Flatten's, a stride) can overflow even when another dimension is 0. */
+    uint64_t elems = 1, nonzero = 1;
     for (int i = 0; i < rank; i++) {
         if (dims[i] < 0)
             return npk_model_fail(r, node, "'%s' has a negative dimension %lld", v->name,
                                   (long long)dims[i]);
-        if (!npk_mul_u64_ok(elems, (uint64_t)dims[i], &elems) || elems > NPK_MODEL_MAX_ELEMS)
+        elems *= (uint64_t)dims[i];   /* no wrap: at most nonzero */
+        if (dims[i] && (!npk_mul_u64_ok(nonzero, (uint64_t)dims[i], &nonzero) ||
+                        nonzero > NPK_MODEL_MAX_ELEMS))
             return npk_model_fail(r, node, "'%s' is too large: more than 2^40 elements", v->name);
     }
     v->rank = rank;

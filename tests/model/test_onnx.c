@@ -788,6 +788,13 @@ static void test_errors(void)
     g = bad_huge();
     expect_error(&g, 0, "'x' is too large: more than 2^40 elements");
 
+    /* a 0 does not excuse the rest: [0, 2^31, 2^31] has no elements but is still refused */
+    g = (graph){0};
+    g.ins[g.n_ins++] = vinfo("z", F, DIMS(0, INT64_C(1) << 31, INT64_C(1) << 31));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1));
+    ADD_NODE(g, node("Flatten", "f", "z", "y", NULL));
+    expect_error(&g, 0, "'z' is too large: more than 2^40 elements");
+
     /* a MatMul of inputs of 2^40 elements each, [2^20, 2^20, 1] x [1, 2^40]: its MACs,
      * 2^20 * 2^20 * 2^40 * 1 = 2^80, do not fit 64 bits */
     g = (graph){0};
