@@ -1,0 +1,55 @@
+/* The table of lowerings (lower.h): each target's entry is defined in its
+ * src/targets/<t>/lower.c and listed here once. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/lower.h"
+
+/* One line per target with a lowering. */
+static const npk_lower_target *const targets[] = {
+    NULL,
+};
+
+size_t npk_lower_count(void)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
+        n += targets[i] != NULL;
+    return n;
+}
+
+const npk_lower_target *npk_lower_get(size_t i)
+{
+    for (size_t k = 0; k < sizeof targets / sizeof targets[0]; k++)
+        if (targets[k] && i-- == 0)
+            return targets[k];
+    return NULL;
+}
+
+const npk_lower_target *npk_lower_find(const char *name)
+{
+    for (size_t k = 0; k < sizeof targets / sizeof targets[0]; k++)
+        if (targets[k] && strcmp(targets[k]->name, name) == 0)
+            return targets[k];
+    return NULL;
+}
+
+int npk_lower_fail(char *err, size_t err_size, const npk_plan *p, size_t layer, const char *fmt,
+                   ...)
+{
+    if (!err || !err_size)
+        return -1;
+    size_t n = 0;
+    if (p && layer < p->n_layers) {
+        const npk_layer *l = &p->layers[layer];
+        int k = snprintf(err, err_size, "layer %zu (node %d '%s', %s): ", layer, l->node,
+                         l->name ? l->name : "", l->op ? l->op : "?");
+        n = k < 0 ? 0 : (size_t)k < err_size ? (size_t)k : err_size - 1;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + n, err_size - n, fmt, ap);
+    va_end(ap);
+    return -1;
+}

@@ -1,0 +1,103 @@
+/* A model as the lowerings see it (docs/models.md, "Lowering"): the IR's nodes grouped into
+ * layers (a Gemm or MatMul with its bias Add and activation is one dense layer; a Conv with its
+ * activation is one conv layer; Flatten/Reshape that keep the row-major order are views), each
+ * with its float weights, and the int8 quantisation the integer targets start from: symmetric
+ * per-output-channel weights and per-tensor activation scales calibrated on a set of inputs.
+ * Built once per model (npk_plan_build), quantised once (npk_plan_calibrate), then handed to a
+ * target's lowering (src/targets/<t>/lower.c through lower.h). No global state. */
+#ifndef NPK_MODEL_PLAN_H
+#define NPK_MODEL_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/model.h"
+
+typedef enum {
+    NPK_ACT_NONE,
+    NPK_ACT_RELU,
+    NPK_ACT_LEAKY_RELU,   /* alpha */
+    NPK_ACT_GELU,         /* the erf form */
+    NPK_ACT_TANH,
+    NPK_ACT_SIGMOID
+} npk_act;
+
+typedef enum {
+    /* y[o] = act(sum_i x[i] * w[o * n_in + i] + b[o]), x of n_in, y of n_out elements */
+    NPK_LAYER_DENSE,
+    /* y[m][oy][ox] = act(b[m] + sum_{c,ky,kx} x[c][oy*sh - pt + ky][ox*sw - pl + kx]
+     *                                     * w[((m * C + c) * kh + ky) * kw + kx]),
+     * x (C, H, W), y (M, oH, oW), positions outside x are 0 (padding); group 1, dilation 1 */
+    NPK_LAYER_CONV,
+    /* y[c][oy][ox] = max / mean over the window at (oy*sh - pt, ox*sw - pl) of size kh x kw;
+     * padded positions are skipped by max and, for the mean, counted only when
+     * count_include_pad is 1 */
+    NPK_LAYER_MAXPOOL,
+    NPK_LAYER_AVGPOOL,
+    NPK_LAYER_SOFTMAX,    /* over the last dimension: rows of `row` elements */
+    NPK_LAYER_ACT         /* y = act(x), elementwise (an activation not merged into a layer) */
+} npk_layer_kind;
+
+/* One activation tensor of the plan (batch 1): its shape without the batch dimension, its
+ * element count, and its int8 scale once calibrated (real value = scale * q, q in -127..127). */
+typedef struct npk_ptensor {
+    int rank;             /* 1 (features) or 3 (C, H, W) */
+    int dims[3];
+    size_t elems;
+    double max_abs;       /* largest |value| seen in calibration */
+    double scale;         /* max_abs / 127 (1/127 when max_abs is 0) */
+} npk_ptensor;
+
+typedef struct npk_layer {
+    npk_layer_kind kind;
+    int node;             /* the IR node it starts at, for messages */
+    const char *name;     /* that node's name (may be "") */
+    const char *op;       /* that node's operator name */
+    int in, out;          /* tensor indices (in = out - 1 for a chain) */
+    npk_act act;
+    double alpha;         /* LeakyRelu */
+    /* DENSE: n_in, n_out; CONV: n_in = C, n_out = M, kernel; pools: kernel, n_in = n_out = C */
+    int n_in, n_out;
+    int kh, kw, sh, sw, pt, pl, pb, pr;
+    int count_include_pad;
+    int row;              /* SOFTMAX: elements per row */
+    const float *w;       /* float weights as in the model (DENSE: [n_out][n_in]; CONV: [M][C][kh][kw]) */
+    const float *b;       /* n_out biases, or NULL */
+    /* int8 quantisation (npk_plan_calibrate): per output channel o,
+     * w[o][...] ~ wscale[o] * wq[o][...], wq in -127..127, wscale[o] = max|w[o]| / 127 (1 when
+     * the row is 0); bq[o] = round(b[o] / (in_scale * wscale[o])), the bias in the units of
+     * the int32 accumulator. */
+    int8_t *wq;
+    double *wscale;
+    int32_t *bq;
+} npk_layer;
+
+typedef struct npk_plan {
+    const npk_model *model;
+    size_t n_layers, n_tensors;
+    npk_layer *layers;    /* in order; a chain: layer i reads tensor i, writes tensor i + 1 */
+    npk_ptensor *tensors; /* tensor 0 the model's input, the last the model's output */
+    int calibrated;
+    uint64_t macs;        /* multiply-accumulates of one inference */
+} npk_plan;
+
+/* Group the model's nodes into a chain of layers. Returns 0, or -1 with a message naming the
+ * node, its operator and the reason (a graph that is not a chain, an operator or attribute no
+ * lowering takes yet). The plan points into `m`, which must outlive it. */
+int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_size);
+void npk_plan_free(npk_plan *p);
+
+/* Run the plan in float64 (the host reference of the lowerings): x and y of the first and the
+ * last tensor's element count. `scratch` NULL or npk_plan_scratch_size(p) doubles. When
+ * `observe` is non-zero the tensors' max_abs are raised to what this input gives. */
+int npk_plan_run_f64(npk_plan *p, const double *x, double *y, int observe);
+
+/* Calibrate on `count` inputs (each of the input tensor's element count, float32, one after the
+ * other) and quantise: activation scales from the largest |value| of each tensor over the set,
+ * per-channel int8 weights and int32 biases. */
+int npk_plan_calibrate(npk_plan *p, const float *inputs, size_t count, char *err, size_t err_size);
+
+const char *npk_layer_kind_name(npk_layer_kind k);
+const char *npk_act_name(npk_act a);
+
+#endif
