@@ -13,6 +13,8 @@
 static void help(void)
 {
     printf("usage: npukit compile -t tinytpu [options] NET_FILE\n"
+           "       npukit compile MODEL.onnx -t TARGET -o OUT [--calib X.npy] [--scale X]\n"
+           "       (an ONNX model for a target: `npukit compile MODEL.onnx --help`, docs/models.md)\n"
            "\n"
            "Compile an MLP training job (layer widths, leaky-ReLU alpha, learning rate, batch,\n"
            "initial parameters, steps; see docs/tinytpu-compiler.md) into a tinytpu control\n"
@@ -93,6 +95,11 @@ int npk_cmd_compile(int argc, char **argv)
     const char *prog = "npukit compile", *target = NULL, *output = NULL, *src = NULL,
                *map = NULL, *v;
     int fmt = -1, check = 0, id;
+    for (int i = 1; i < argc; i++) {
+        size_t n = strlen(argv[i]);
+        if (argv[i][0] != '-' && n > 5 && strcmp(argv[i] + n - 5, ".onnx") == 0)
+            return npk_cmd_compile_model(argc, argv);
+    }
     npk_opt_state os = {argc, argv, 1, prog, 0};
     while ((id = npk_opt_next(&os, defs, &v)) != -1) {
         switch (id) {

@@ -14,10 +14,11 @@ static const struct {
     {"debug", npk_cmd_debug, "debug a program: step, break, watch, inspect (line or batch)"},
     {"info", npk_cmd_info, "list targets, or describe one target and its configuration"},
     {"demo", npk_cmd_demo, "run the built-in showcase programs"},
-    {"compile", npk_cmd_compile, "compile an MLP training step into a tinytpu control stream"},
+    {"compile", npk_cmd_compile, "compile a tinytpu MLP training step, or an ONNX model for a target"},
     {"gdb", npk_cmd_gdb, "serve rvnpu firmware to GDB (remote serial protocol over TCP)"},
     {"sweep", npk_cmd_sweep, "run a design-space sweep (points in parallel, or on Dask)"},
     {"model-info", npk_cmd_model_info, "read an ONNX model: its graph, shapes, parameters, MACs"},
+    {"run-model", npk_cmd_run_model, "run an ONNX model on a target (or the float64 host run)"},
 };
 
 const char *npk_cli_command(size_t i)
@@ -57,7 +58,7 @@ static void usage(FILE *f)
             "      --timeline FILE         Chrome trace-event timeline (Perfetto)\n"
             "\n"
             "exit status:\n"
-            "  asm, disasm, info, demo, compile, model-info: 0 success, 1 errors in the input, 2 usage error\n"
+            "  asm, disasm, info, demo, compile, model-info, run-model: 0 success, 1 errors in the input, 2 usage error\n"
             "  debug: 0 session ended, 1 a --batch command failed, 125 could not start\n"
             "  run: the program's own exit status when it ends normally (0 for targets\n"
             "       without an exit call), 124 instruction or cycle budget exhausted,\n"
@@ -110,7 +111,7 @@ static int dispatch(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(cmd, commands[i].name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "npukit: unknown command '%s' (commands: asm, disasm, run, debug, info, demo, compile, gdb, sweep, model-info; "
+    fprintf(stderr, "npukit: unknown command '%s' (commands: asm, disasm, run, debug, info, demo, compile, gdb, sweep, model-info, run-model; "
                     "see 'npukit --help')\n", cmd);
     return NPK_EXIT_USAGE;
 }

@@ -27,6 +27,6 @@ f=$T/p/share/bash-completion/completions/npukit
 # the installed file defines the completion and completes a subcommand
 out=$(PATH=$(dirname "$NPK"):$PATH bash -c '. "$1"; COMP_LINE="npukit ru" COMP_POINT=9
         COMP_WORDS=(npukit ru) COMP_CWORD=1; _npukit; echo "${COMPREPLY[*]}"' _ "$f")
-[ "$out" = run ] && ok || bad "installed completion: 'npukit ru<TAB>' gave '$out'"
+[ "$out" = "run run-model" ] && ok || bad "installed completion: 'npukit ru<TAB>' gave '$out'"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

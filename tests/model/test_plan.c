@@ -1,0 +1,426 @@
+/* The plan of src/model (plan.h): small models with chosen weights, built with protobuf-c,
+ * read back and grouped into layers; the layers and shapes checked, the float64 run and the
+ * int8 calibration checked against values worked out by hand in the comments; the graphs the
+ * plan refuses, each with the fragment of its message that names the node; and the .npy reader
+ * and writer (npy.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+
+#include "test.h"
+
+#include "model/lower.h"
+#include "model/npy.h"
+#include "model/plan.h"
+#include "onnx_build.h"
+
+/* A float tensor with the given values. */
+static Onnx__TensorProto *ftensor(const char *name, int rank, const int64_t *dims,
+                                  const float *v)
+{
+    Onnx__TensorProto *t = tensor(name, F, rank, dims, NULL);
+    memcpy(t->float_data, v, t->n_float_data * sizeof *v);
+    return t;
+}
+#define VALS(...) ((const float[]){__VA_ARGS__})
+
+static npk_plan *plan_of(const graph *g, npk_model **m, char *err, size_t n)
+{
+    *m = roundtrip(g, 0, err, n);
+    if (!*m)
+        return NULL;
+    npk_plan *p = NULL;
+    if (npk_plan_build(*m, &p, err, n) != 0)
+        return NULL;
+    return p;
+}
+
+static void near(double got, double want, double tol, const char *what)
+{
+    NPK_REPORT(fabs(got - want) <= tol, "%s: %.17g, want %.17g\n", what, got, want);
+}
+
+/* x [1,3] -> Gemm(transB) W1 [2,3] + b1 -> Relu -> MatMul W2 [2,2] -> Add b2 -> Softmax.
+ * x = (1, 2, -1); W1 rows (1, 0, 2), (-1, 1, 1); b1 = (0.5, 2):
+ *   h = (1 - 2 + 0.5, -1 + 2 - 1 + 2) = (-0.5, 2), ReLU (0, 2).
+ * W2 = [[1, 2], [3, -1]] (K x N), b2 = (0.25, 0): z = (0*1 + 2*3 + 0.25, 0*2 + 2*-1) = (6.25, -2).
+ * softmax: y0 = 1 / (1 + e^-8.25), y1 = e^-8.25 / (1 + e^-8.25). */
+static graph mlp(void)
+{
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(-1, 3));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(-1, 2));
+    ADD_INIT(g, ftensor("W1", DIMS(2, 3), VALS(1, 0, 2, -1, 1, 1)));
+    ADD_INIT(g, ftensor("b1", DIMS(2), VALS(0.5f, 2)));
+    ADD_INIT(g, ftensor("W2", DIMS(2, 2), VALS(1, 2, 3, -1)));
+    ADD_INIT(g, ftensor("b2", DIMS(2), VALS(0.25f, 0)));
+    ADD_NODE(g, node("Gemm", "fc1", "x,W1,b1", "h", attr_i("transB", 1), NULL));
+    ADD_NODE(g, node("Relu", "relu", "h", "r", NULL));
+    ADD_NODE(g, node("MatMul", "mm", "r,W2", "z0", NULL));
+    ADD_NODE(g, node("Add", "bias", "z0,b2", "z", NULL));
+    ADD_NODE(g, node("Softmax", "sm", "z", "y", attr_i("axis", -1), NULL));
+    return g;
+}
+
+static void test_mlp(void)
+{
+    graph g = mlp();
+    npk_model *m;
+    char err[512] = "";
+    npk_plan *p = plan_of(&g, &m, err, sizeof err);
+    NPK_REPORT(p != NULL, "mlp: %s\n", err);
+    if (!p) {
+        npk_model_free(m);
+        return;
+    }
+    NPK_CHECK_EQ_U64(p->n_layers, 3);
+    NPK_CHECK_EQ_U64(p->n_tensors, 4);
+    NPK_CHECK(p->layers[0].kind == NPK_LAYER_DENSE && p->layers[0].act == NPK_ACT_RELU);
+    NPK_CHECK(p->layers[1].kind == NPK_LAYER_DENSE && p->layers[1].act == NPK_ACT_NONE);
+    NPK_CHECK(p->layers[2].kind == NPK_LAYER_SOFTMAX && p->layers[2].row == 2);
+    NPK_CHECK_EQ_U64(p->layers[0].n_in, 3);
+    NPK_CHECK_EQ_U64(p->layers[0].n_out, 2);
+    NPK_CHECK_EQ_STR(p->layers[1].name, "mm");
+    NPK_CHECK_EQ_U64(p->macs, 3 * 2 + 2 * 2);
+    /* the MatMul's weights transposed to [out][in]: row 0 = (1, 3), row 1 = (2, -1) */
+    NPK_CHECK(p->layers[1].w[0] == 1 && p->layers[1].w[1] == 3 && p->layers[1].w[2] == 2 &&
+              p->layers[1].w[3] == -1);
+    NPK_CHECK(p->layers[1].b && p->layers[1].b[0] == 0.25f);
+    double x[3] = {1, 2, -1}, y[2];
+    NPK_CHECK(npk_plan_run_f64(p, x, y, 0) == 0);
+    near(y[0], 1.0 / (1.0 + exp(-8.25)), 1e-15, "mlp y0");
+    near(y[1], exp(-8.25) / (1.0 + exp(-8.25)), 1e-15, "mlp y1");
+
+    /* calibration on x alone: max |x| = 2, after the ReLU 2, the logits 6.25 */
+    float xf[3] = {1, 2, -1};
+    NPK_REPORT(npk_plan_calibrate(p, xf, 1, err, sizeof err) == 0, "calibrate: %s\n", err);
+    near(p->tensors[0].scale, 2.0 / 127, 1e-18, "input scale");
+    near(p->tensors[1].scale, 2.0 / 127, 1e-18, "hidden scale");
+    near(p->tensors[2].scale, 6.25 / 127, 1e-18, "logit scale");
+    const npk_layer *l0 = &p->layers[0], *l1 = &p->layers[1];
+    /* layer 0 row 0: max |w| 2, scale 2/127, w / s = (63.5, 0, 127): 63.5 ties to even 64;
+     * bias 0.5 / (2/127 * 2/127) = 2016.125 -> 2016. Row 1: scale 1/127, (-127, 127, 127);
+     * bias 2 / (2/127 * 1/127) = 16129. */
+    near(l0->wscale[0], 2.0 / 127, 1e-18, "wscale 0");
+    NPK_CHECK(l0->wq[0] == 64 && l0->wq[1] == 0 && l0->wq[2] == 127);
+    NPK_CHECK(l0->wq[3] == -127 && l0->wq[4] == 127 && l0->wq[5] == 127);
+    NPK_CHECK(l0->bq[0] == 2016 && l0->bq[1] == 16129);
+    /* layer 1 row 0 (1, 3): scale 3/127, (42.33 -> 42, 127); row 1 (2, -1): scale 2/127,
+     * (127, -63.5 -> -64); bias 0.25 / (2/127 * 3/127) = 672.04 -> 672, 0. */
+    NPK_CHECK(l1->wq[0] == 42 && l1->wq[1] == 127 && l1->wq[2] == 127 && l1->wq[3] == -64);
+    NPK_CHECK(l1->bq[0] == 672 && l1->bq[1] == 0);
+    NPK_CHECK(l0->wq && !p->layers[2].wq);
+    npk_plan_free(p);
+    npk_model_free(m);
+}
+
+/* x [1,1,4,4] with x[i][j] = 4i + j -> Conv W [2,1,3,3] pads 1 (channel 0 all ones, channel 1 the
+ * centre only, biases (0, -5)) -> Relu -> MaxPool 2x2 stride 2 -> Flatten -> Gemm [3,8].
+ * Channel 0 sums the 3x3 neighbourhood; the maxima of its 2x2 blocks are at (1,1) 45,
+ * (1,2) 54, (2,1) 81 and (2,2) 90 (sums of the nine x around them). Channel 1 is
+ * ReLU(x - 5): block maxima 0, 2, 8, 10. Flattened (45, 54, 81, 90, 0, 2, 8, 10); Gemm rows e0,
+ * e7 and (1, -1, 0, 0, 0, 0, 0, 1): (45, 10, 45 - 54 + 10 = 1). */
+static graph cnn(void)
+{
+    graph g = {0};
+    float x9[18] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0};
+    float w3[24] = {0};
+    w3[0] = 1;
+    w3[8 + 7] = 1;
+    w3[16] = 1;
+    w3[17] = -1;
+    w3[23] = 1;
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 1, 4, 4));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, 3));
+    ADD_INIT(g, ftensor("W", DIMS(2, 1, 3, 3), x9));
+    ADD_INIT(g, ftensor("B", DIMS(2), VALS(0, -5)));
+    ADD_INIT(g, ftensor("G", DIMS(3, 8), w3));
+    ADD_NODE(g, node("Conv", "conv", "x,W,B", "c", attr_is("pads", 4, (int64_t[]){1, 1, 1, 1}),
+                     attr_is("kernel_shape", 2, (int64_t[]){3, 3}), NULL));
+    ADD_NODE(g, node("Relu", "relu", "c", "r", NULL));
+    ADD_NODE(g, node("MaxPool", "pool", "r", "q", attr_is("kernel_shape", 2, (int64_t[]){2, 2}),
+                     attr_is("strides", 2, (int64_t[]){2, 2}), NULL));
+    ADD_NODE(g, node("Flatten", "flat", "q", "f", NULL));
+    ADD_NODE(g, node("Gemm", "fc", "f,G", "y", attr_i("transB", 1), NULL));
+    return g;
+}
+
+static void test_cnn(void)
+{
+    graph g = cnn();
+    npk_model *m;
+    char err[512] = "";
+    npk_plan *p = plan_of(&g, &m, err, sizeof err);
+    NPK_REPORT(p != NULL, "cnn: %s\n", err);
+    if (!p) {
+        npk_model_free(m);
+        return;
+    }
+    NPK_CHECK_EQ_U64(p->n_layers, 3);
+    NPK_CHECK(p->layers[0].kind == NPK_LAYER_CONV && p->layers[0].act == NPK_ACT_RELU);
+    NPK_CHECK(p->layers[0].pt == 1 && p->layers[0].pr == 1 && p->layers[0].kh == 3);
+    NPK_CHECK(p->layers[1].kind == NPK_LAYER_MAXPOOL && p->layers[1].sh == 2);
+    NPK_CHECK(p->layers[2].kind == NPK_LAYER_DENSE && p->layers[2].n_in == 8);
+    NPK_CHECK(p->tensors[1].rank == 3 && p->tensors[1].dims[0] == 2 && p->tensors[1].dims[2] == 4);
+    NPK_CHECK(p->tensors[2].rank == 3 && p->tensors[2].dims[1] == 2 && p->tensors[2].elems == 8);
+    NPK_CHECK_EQ_U64(p->macs, 2 * 16 * 9 + 8 * 3);
+    double x[16], y[3];
+    for (int i = 0; i < 16; i++)
+        x[i] = i;
+    NPK_CHECK(npk_plan_run_f64(p, x, y, 0) == 0);
+    near(y[0], 45, 0, "cnn y0");
+    near(y[1], 10, 0, "cnn y1");
+    near(y[2], 1, 0, "cnn y2");
+    npk_plan_free(p);
+    npk_model_free(m);
+}
+
+/* AveragePool 3x3 stride 1 pads 1 over x [1,1,2,2] = (1, 2, 3, 4): every window holds all four
+ * values of x: without count_include_pad their mean 2.5; with it (9 positions) 10/9. Then a
+ * Sigmoid of its own (no layer to merge into): 1/(1+e^-2.5) and 1/(1+e^-10/9). */
+static void test_avgpool(int include_pad)
+{
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 1, 2, 2));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, 1, 2, 2));
+    ADD_NODE(g, node("AveragePool", "avg", "x", "a",
+                     attr_is("kernel_shape", 2, (int64_t[]){3, 3}),
+                     attr_is("pads", 4, (int64_t[]){1, 1, 1, 1}),
+                     attr_i("count_include_pad", include_pad), NULL));
+    ADD_NODE(g, node("Sigmoid", "sig", "a", "y", NULL));
+    npk_model *m;
+    char err[512] = "";
+    npk_plan *p = plan_of(&g, &m, err, sizeof err);
+    NPK_REPORT(p != NULL, "avgpool: %s\n", err);
+    if (p) {
+        NPK_CHECK_EQ_U64(p->n_layers, 2);
+        NPK_CHECK(p->layers[1].kind == NPK_LAYER_ACT && p->layers[1].act == NPK_ACT_SIGMOID);
+        double x[4] = {1, 2, 3, 4}, y[4], mean = include_pad ? 10.0 / 9 : 2.5;
+        NPK_CHECK(npk_plan_run_f64(p, x, y, 0) == 0);
+        for (int i = 0; i < 4; i++)
+            near(y[i], 1.0 / (1.0 + exp(-mean)), 1e-15, "avgpool");
+    }
+    npk_plan_free(p);
+    npk_model_free(m);
+}
+
+static void expect_plan_error(const graph *g, const char *want, const char *want2)
+{
+    npk_model *m;
+    char err[512] = "";
+    npk_plan *p = plan_of(g, &m, err, sizeof err);
+    NPK_REPORT(m != NULL, "the model itself should read: %s\n", err);
+    NPK_REPORT(p == NULL, "expected a plan error containing \"%s\"\n", want);
+    NPK_CHECK_CONTAINS(err, want);
+    NPK_CHECK_CONTAINS(err, want2);
+    npk_plan_free(p);
+    npk_model_free(m);
+}
+
+static void test_errors(void)
+{
+    /* a residual: Add(Relu(x), x) */
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 4));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, 4));
+    ADD_NODE(g, node("Relu", "r", "x", "a", NULL));
+    ADD_NODE(g, node("Add", "res", "a,x", "y", NULL));
+    expect_plan_error(&g, "more than one node", "chains");
+    /* an operator no lowering takes: Transpose of an activation */
+    graph t = {0};
+    t.ins[t.n_ins++] = vinfo("x", F, DIMS(1, 1, 2, 3));
+    t.outs[t.n_outs++] = vinfo("y", F, DIMS(1, 1, 3, 2));
+    ADD_NODE(t, node("Transpose", "tr", "x", "y", attr_is("perm", 4, (int64_t[]){0, 1, 3, 2}),
+                     NULL));
+    expect_plan_error(&t, "node 0 'tr' (Transpose)", "no lowering takes this operator");
+    /* softmax over the batch axis */
+    graph s = {0};
+    s.ins[s.n_ins++] = vinfo("x", F, DIMS(1, 4));
+    s.outs[s.n_outs++] = vinfo("y", F, DIMS(1, 4));
+    ADD_NODE(s, node("Softmax", "sm", "x", "y", attr_i("axis", 0), NULL));
+    expect_plan_error(&s, "'sm' (Softmax)", "the plan takes the last axis");
+    /* a grouped convolution */
+    graph c = {0};
+    c.ins[c.n_ins++] = vinfo("x", F, DIMS(1, 2, 3, 3));
+    c.outs[c.n_outs++] = vinfo("y", F, DIMS(1, 2, 3, 3));
+    ADD_INIT(c, tensor("W", F, DIMS(2, 1, 1, 1), NULL));
+    ADD_NODE(c, node("Conv", "dw", "x,W", "y", attr_i("group", 2), NULL));
+    expect_plan_error(&c, "'dw' (Conv)", "group 2 is not lowered");
+    /* a batch of 2 */
+    graph b = {0};
+    b.ins[b.n_ins++] = vinfo("x", F, DIMS(2, 4));
+    b.outs[b.n_outs++] = vinfo("y", F, DIMS(2, 4));
+    ADD_NODE(b, node("Relu", "r", "x", "y", NULL));
+    expect_plan_error(&b, "'x' has batch 2", "batch 1");
+    /* a weight that is an activation: MatMul of x by itself */
+    graph w = {0};
+    w.ins[w.n_ins++] = vinfo("x", F, DIMS(1, 1));
+    w.outs[w.n_outs++] = vinfo("y", F, DIMS(1, 1));
+    ADD_NODE(w, node("MatMul", "xx", "x,x", "y", NULL));
+    expect_plan_error(&w, "'xx' (MatMul)", "is not a constant");
+}
+
+/* The lowering table's message format. */
+static void test_lower_fail(void)
+{
+    graph g = mlp();
+    npk_model *m;
+    char err[512] = "";
+    npk_plan *p = plan_of(&g, &m, err, sizeof err);
+    if (p) {
+        npk_lower_fail(err, sizeof err, p, 1, "needs %d more", 3);
+        NPK_CHECK_EQ_STR(err, "layer 1 (node 2 'mm', MatMul): needs 3 more");
+    }
+    NPK_CHECK(npk_lower_find("no-such-target") == NULL);
+    npk_plan_free(p);
+    npk_model_free(m);
+}
+
+static const char *tmp_file(const char *tag)
+{
+    static char path[256];
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/npk_plan_%s_%ld.npy", dir && *dir ? dir : "/tmp", tag,
+             (long)getpid());
+    return path;
+}
+
+/* A .npy file from a header dict and `n` data bytes. */
+static const char *raw_npy(const char *tag, int version, const char *dict, const void *data,
+                           size_t n)
+{
+    const char *path = tmp_file(tag);
+    FILE *f = fopen(path, "wb");
+    size_t hl = strlen(dict) + 1;
+    fwrite("\x93NUMPY", 1, 6, f);
+    fputc(version, f);
+    fputc(0, f);
+    fputc((int)(hl & 255), f);
+    fputc((int)(hl >> 8), f);
+    if (version > 1) {
+        fputc(0, f);
+        fputc(0, f);
+    }
+    fwrite(dict, 1, hl - 1, f);
+    fputc('\n', f);
+    fwrite(data, 1, n, f);
+    fclose(f);
+    return path;
+}
+
+static void expect_npy_error(const char *path, const char *want)
+{
+    npk_npy_f32 a;
+    char err[512] = "";
+    NPK_REPORT(npk_npy_read_f32(path, &a, err, sizeof err) != 0, "%s: read, want \"%s\"\n", path,
+               want);
+    NPK_CHECK_CONTAINS(err, want);
+    NPK_CHECK(a.data == NULL);
+    unlink(path);
+}
+
+static void test_npy(void)
+{
+    /* written and read back: the shape and the values */
+    float v[6] = {1.5f, -2, 0, 3.25f, 1e-30f, -7};
+    int64_t dims[2] = {2, 3};
+    char err[512] = "";
+    const char *path = tmp_file("rw");
+    NPK_REPORT(npk_npy_write_f32(path, v, 2, dims, err, sizeof err) == 0, "write: %s\n", err);
+    npk_npy_f32 a;
+    NPK_REPORT(npk_npy_read_f32(path, &a, err, sizeof err) == 0, "read: %s\n", err);
+    NPK_CHECK(a.rank == 2 && a.dims[0] == 2 && a.dims[1] == 3 && a.count == 6);
+    NPK_CHECK_EQ_STR(a.dtype, "<f4");
+    NPK_CHECK(a.data && memcmp(a.data, v, sizeof v) == 0);
+    npk_npy_free_f32(&a);
+    /* the header as NumPy writes it: a multiple of 64 bytes with the magic and length */
+    FILE *f = fopen(path, "rb");
+    fseek(f, 0, SEEK_END);
+    NPK_CHECK_EQ_U64((uint64_t)ftell(f), 128 + 24);
+    fclose(f);
+    unlink(path);
+    /* uint8, int64 (version 2 header) and a one-dimensional shape */
+    uint8_t u[3] = {0, 128, 255};
+    path = raw_npy("u8", 1, "{'descr': '|u1', 'fortran_order': False, 'shape': (3,), }", u, 3);
+    NPK_CHECK(npk_npy_read_f32(path, &a, err, sizeof err) == 0 && a.rank == 1 && a.count == 3 &&
+              a.data[1] == 128 && a.data[2] == 255);
+    npk_npy_free_f32(&a);
+    unlink(path);
+    int64_t l[2] = {9, -3};
+    path = raw_npy("i8", 2, "{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }", l, 16);
+    NPK_CHECK(npk_npy_read_f32(path, &a, err, sizeof err) == 0 && a.data[0] == 9 && a.data[1] == -3);
+    npk_npy_free_f32(&a);
+    unlink(path);
+    /* the errors */
+    expect_npy_error(raw_npy("fo", 1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }",
+                             v, 16), "Fortran (column) order");
+    expect_npy_error(raw_npy("be", 1, "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
+                             v, 4), "dtype '>f4' is big-endian");
+    expect_npy_error(raw_npy("tr", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+                             v, 4), "shape promises 2 elements of 4 bytes, but the file holds 4 bytes");
+    expect_npy_error(raw_npy("tl", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }",
+                             v, 8), "shape promises 1 elements of 4 bytes, but the file holds 8 bytes");
+    expect_npy_error(raw_npy("hg", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': "
+                             "(100000, 100000, 100000), }", v, 4), "shape promises 1000000000000000 elements");
+    expect_npy_error(raw_npy("ns", 1, "{'descr': '<f4', 'fortran_order': False}", v, 4),
+                     "is not a dict with 'descr', 'fortran_order' and 'shape'");
+    expect_npy_error(raw_npy("v9", 9, "{}", v, 4), "format version 9.0 is not 1.0, 2.0 or 3.0");
+    path = tmp_file("mg");
+    f = fopen(path, "wb");
+    fputs("not numpy", f);
+    fclose(f);
+    expect_npy_error(path, "no \\x93NUMPY magic");
+    expect_npy_error("/nonexistent/x.npy", "cannot open");
+}
+
+/* --write DIR: the MLP above as DIR/mlp.onnx and its input x = (1, 2, -1) twice as DIR/x.npy
+ * [2, 3], for the command-line test (run_model.sh). */
+static int write_files(const char *dir)
+{
+    char path[512], err[512];
+    graph g = mlp();
+    snprintf(path, sizeof path, "%s/mlp.onnx", dir);
+    write_model(&g, 0, path);
+    pool_free();
+    float x[6] = {1, 2, -1, 1, 2, -1};
+    int64_t dims[2] = {2, 3};
+    snprintf(path, sizeof path, "%s/x.npy", dir);
+    if (npk_npy_write_f32(path, x, 2, dims, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+/* --check FILE: FILE holds the outputs of the MLP for that input (worked out at test_mlp):
+ * [2, 2] float32, each row (1 / (1 + e^-8.25), e^-8.25 / (1 + e^-8.25)) rounded to float32. */
+static int check_output(const char *path)
+{
+    npk_npy_f32 y;
+    char err[512];
+    NPK_REPORT(npk_npy_read_f32(path, &y, err, sizeof err) == 0, "%s\n", err);
+    if (!y.data)
+        return npk_test_done();
+    NPK_CHECK(y.rank == 2 && y.dims[0] == 2 && y.dims[1] == 2 && strcmp(y.dtype, "<f4") == 0);
+    for (int r = 0; r < 2 && y.count == 4; r++) {
+        NPK_CHECK(y.data[2 * r] == (float)(1.0 / (1.0 + exp(-8.25))));
+        NPK_CHECK(y.data[2 * r + 1] == (float)(exp(-8.25) / (1.0 + exp(-8.25))));
+    }
+    npk_npy_free_f32(&y);
+    return npk_test_done();
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--write") == 0)
+        return write_files(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--check") == 0)
+        return check_output(argv[2]);
+    test_mlp();
+    test_cnn();
+    test_avgpool(0);
+    test_avgpool(1);
+    test_errors();
+    test_lower_fail();
+    test_npy();
+    return npk_test_done();
+}
