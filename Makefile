@@ -5,6 +5,8 @@
 #                         package and the rvnpu SDK under DIR (default /usr/local)
 #   make test-exhaustive  the long sweeps (all 2^32 inputs), tens of minutes
 #   make bench            build and run the benchmarks
+#   make models-table     the models of models/onnx on the host and every target with a
+#                         lowering, side by side (docs/models.md); MODELS_LIMIT=N images only
 #   make fuzz             build the libFuzzer harnesses (clang) and run each for FUZZ_TIME
 #                         seconds (or FUZZ_RUNS executions); FUZZ_HARNESS=name for one,
 #                         FUZZ_JOBS=n parallel jobs; see tests/fuzz/README.md
@@ -32,7 +34,7 @@ DEPS ?= yes
 deps = $(if $(filter no,$(DEPS)),@true,.ci/deps $(1))
 
 .PHONY: all build build-san build-fuzz demo test test-normal test-san test-exhaustive bench fuzz \
-        install deps-demo deps-test clean
+        models-table install deps-demo deps-test clean
 
 all: build
 
@@ -85,6 +87,11 @@ bench: build
 	$(BUILD)/bench/tinytpu/bench_tinytpu_stream
 	$(BUILD)/bench/pccx/bench_pccx
 	$(BUILD)/bench/pccx/pccx_gemma --split
+
+MODELS_LIMIT ?=
+models-table: build
+	bench/models/models_table.sh --npukit $(BUILD)/npukit --out $(BUILD)/models_table.md \
+	  $(if $(MODELS_LIMIT),--limit $(MODELS_LIMIT))
 
 build-fuzz:
 	$(CMAKE) -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=$(FUZZ_CC) -DNPK_FUZZ=ON
