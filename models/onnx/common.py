@@ -100,13 +100,14 @@ def accuracy(torch, model, x, y):
     return int((pred == y).sum())
 
 
-def export(torch, model, example, path):
-    """torch.onnx.export at opset 17, batch dimension symbolic ('N'); checked by onnx.checker."""
+def export(torch, model, example, path, dynamic=True):
+    """torch.onnx.export at opset 17, the batch dimension symbolic ('N') when dynamic; checked
+    by onnx.checker."""
     import onnx
     model.eval()
     torch.onnx.export(model, example, path, opset_version=OPSET, do_constant_folding=True,
                       input_names=["input"], output_names=["output"],
-                      dynamic_axes={"input": {0: "N"}, "output": {0: "N"}})
+                      dynamic_axes={"input": {0: "N"}, "output": {0: "N"}} if dynamic else None)
     onnx.checker.check_model(onnx.load(path))
 
 
