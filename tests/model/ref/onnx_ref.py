@@ -21,6 +21,7 @@ Conventions where ONNX leaves a choice (the lowerings must match them):
 - AveragePool with ceil_mode: a window that starts inside the input but runs past the padded
   end averages over the part inside [-pad_begin, I + pad_end) with count_include_pad=1, over
   the part inside the input with count_include_pad=0.
+- MaxPool's Indices (storage_order 0): on a tie, the first position in row-major window order.
 - Erf is math.erf element by element (float64 to within an ulp or two).
 """
 
@@ -67,10 +68,10 @@ def _axis(axis, rank, op):
     return axis % rank
 
 
-def _sat_round(v, dtype):
-    """Round half to even, saturate to dtype's range, convert."""
+def _saturate(v, dtype):
+    """Integer values (already rounded) clipped to dtype's range and converted."""
     info = np.iinfo(dtype)
-    return np.clip(np.rint(v), info.min, info.max).astype(dtype)
+    return np.clip(v, info.min, info.max).astype(dtype)
 
 
 def _per_axis(p, x, axis, op):
@@ -410,7 +411,7 @@ def op_quantize(ins, at, _):
     axis = at.get("axis", 1)
     scale = _per_axis(_f64(ins[1]), x, axis, "QuantizeLinear")
     zpb = _per_axis(zp, x, axis, "QuantizeLinear").astype(np.float64)
-    return [_sat_round(np.rint(x / scale) + zpb, zp.dtype)]
+    return [_saturate(np.rint(x / scale) + zpb, zp.dtype)]
 
 
 def op_dequantize(ins, at, _):
@@ -442,7 +443,7 @@ def op_qlinear_matmul(ins, _, __):
                     b.astype(np.int64) - _qparam(b_zp, b.ndim, -1, op).astype(np.int64))
     mult = (_qparam(_f64(a_s), a.ndim, -2, op) * _qparam(_f64(b_s), b.ndim, -1, op)
             / _f64(y_s).reshape(()))
-    return [_sat_round(np.rint(acc * mult) + y_zp.astype(np.float64).reshape(()), y_zp.dtype)]
+    return [_saturate(np.rint(acc * mult) + y_zp.astype(np.float64).reshape(()), y_zp.dtype)]
 
 
 def op_qlinear_conv(ins, at, _):
@@ -459,7 +460,7 @@ def op_qlinear_conv(ins, at, _):
     ws = _f64(np.asarray(w_s))
     ws = ws.reshape(()) if ws.size == 1 else ws.reshape(1, m, 1, 1)
     mult = _f64(x_s).reshape(()) * ws / _f64(y_s).reshape(())
-    return [_sat_round(np.rint(acc * mult) + y_zp.astype(np.float64).reshape(()), y_zp.dtype)]
+    return [_saturate(np.rint(acc * mult) + y_zp.astype(np.float64).reshape(()), y_zp.dtype)]
 
 
 OPS = {

@@ -199,6 +199,9 @@ def test_operators():
           {"kernel_shape": [2, 2], "strides": [2, 2]})
     check("MaxPool indices", "MaxPool", [X44], [[[[5, 7], [13, 15]]]],
           {"kernel_shape": [2, 2], "strides": [2, 2]}, out=1, exact=True, dtype=np.int64)
+    # a tie: the first position in row-major window order (flat index 1 of [[1,5],[5,0]])
+    check("MaxPool indices on a tie", "MaxPool", [np.array([[[[1, 5], [5, 0]]]], f32)], [[[[1]]]],
+          {"kernel_shape": [2, 2]}, out=1, exact=True)
     # ceil_mode on 3x3 (0..8), kernel 2 stride 2: 2x2 windows, the last ones partial
     X9 = np.arange(9, dtype=f32).reshape(1, 1, 3, 3)
     check("MaxPool ceil_mode", "MaxPool", [X9], [[[[4, 5], [7, 8]]]],
@@ -289,21 +292,22 @@ def test_operators():
     check("DequantizeLinear per axis", "DequantizeLinear",
           [np.array([[10, 10]], i8), np.array([1, 0.25], f32), np.array([0, 2], i8)], [[10, 2]])
 
-    # a - 128 = [[2,4],[1,4]]; b = [[3],[4]]: accumulators 22 and 19; times 0.5 * 1 / 2:
-    # 5.5 -> 6 (half to even), 4.75 -> 5; plus 10
-    qa = np.array([[130, 132], [129, 132]], u8)
+    # a - 128 = [[2,4],[2,3]]; b = [[3],[4]]: accumulators 22 and 18; times 0.5 * 1 / 2:
+    # 5.5 -> 6 and 4.5 -> 4 (half to even both ways); plus 10
+    qa = np.array([[130, 132], [130, 131]], u8)
     qb = np.array([[3], [4]], i8)
     qm = [qa, np.array(0.5, f32), np.array(128, u8), qb, np.array(1, f32), np.array(0, i8),
           np.array(2, f32)]
-    check("QLinearMatMul", "QLinearMatMul", qm + [np.array(10, u8)], [[16], [15]], exact=True,
+    check("QLinearMatMul", "QLinearMatMul", qm + [np.array(10, u8)], [[16], [14]], exact=True,
           dtype=u8)
-    check("QLinearMatMul saturates", "QLinearMatMul", qm + [np.array(250, u8)], [[255], [255]],
+    # 6 + 250 saturates to 255, 4 + 250 = 254 does not
+    check("QLinearMatMul saturates", "QLinearMatMul", qm + [np.array(250, u8)], [[255], [254]],
           exact=True)
-    # per-row a_scale [0.5, 1]: row 1 is 19 * 1 / 2 = 9.5 -> 10 (even); plus 10
+    # per-row a_scale [0.5, 1]: row 1 is 18 * 1 / 2 = 9; plus 10
     qr = list(qm)
     qr[1], qr[2] = np.array([0.5, 1], f32), np.array([128, 128], u8)
     check("QLinearMatMul per-row scale", "QLinearMatMul", qr + [np.array(10, u8)],
-          [[16], [20]], exact=True)
+          [[16], [19]], exact=True)
     # x = [[1,2],[3,4]], W = [2, -3] (1x1), per-channel w_scale [0.5, 1], B = [1, 0]:
     # channel 0: (2x + 1) * 0.5 = 1.5, 2.5, 3.5, 4.5 -> 2, 2, 4, 4; channel 1: -3x
     qx = np.array([[[[1, 2], [3, 4]]]], u8)
