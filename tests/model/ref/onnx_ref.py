@@ -10,6 +10,8 @@ graph's inputs and outputs and the nodes (op, name, inputs, outputs, attributes)
 topological order (models/onnx/README.md documents it). Needs NumPy only.
 
   onnx_ref.py MODEL.npz --input X.npy --output Y.npy   run the model on X, write Y (float64)
+  onnx_ref.py MODEL.npz --input X.npy --compare Y.npy --atol A --rtol R
+                                                       compare Y (an NPU's output) with it
   onnx_ref.py MODEL.npz --accuracy                     accuracy on the 10,000 Fashion-MNIST
                                                        test images (pixels / 255)
 
@@ -613,6 +615,34 @@ def accuracy(g, data_dir=DATA_DIR, limit=None, batch=1000):
     return correct, x.shape[0]
 
 
+def compare(ref, got, atol, rtol):
+    """(within, report): got (an NPU's output) against the reference, element by element:
+    within when every |got - ref| <= atol + rtol * |ref|."""
+    got = np.asarray(got)
+    if got.shape != ref.shape:
+        return False, "shape %s, the reference's is %s" % (list(got.shape), list(ref.shape))
+    diff = np.abs(got.astype(np.float64) - ref)
+    outside = int((diff > atol + rtol * np.abs(ref)).sum())
+    worst = np.unravel_index(int(diff.argmax()), diff.shape) if diff.size else ()
+    msg = "max |difference| %.6g at %s (reference %.6g, compared %.6g); %d of %d elements " \
+          "beyond %g + %g * |reference|" % (diff.max() if diff.size else 0.0, list(worst),
+                                            ref[worst] if diff.size else 0.0,
+                                            got[worst] if diff.size else 0.0,
+                                            outside, diff.size, atol, rtol)
+    if ref.ndim >= 1 and ref.size:
+        rows = ref.reshape(-1, ref.shape[-1]).argmax(axis=1)
+        same = int((rows == got.reshape(-1, ref.shape[-1]).argmax(axis=1)).sum())
+        msg += "; the largest element of the last axis agrees in %d of %d" % (same, rows.size)
+    return outside == 0, msg
+
+
+def _load_npy(path):
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise RefError("%s: cannot read: %s" % (path, e))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(
         description="Run an ONNX model's sidecar (NAME.npz, written by models/onnx) with the "
@@ -620,6 +650,11 @@ def main(argv=None):
     ap.add_argument("model", help="the sidecar NAME.npz")
     ap.add_argument("--input", help="input array (.npy) for the model's first input")
     ap.add_argument("--output", help="where to write the first output (.npy, float64)")
+    ap.add_argument("--compare", metavar="Y.npy",
+                    help="compare the output with Y.npy (an NPU's, say); status 1 when an "
+                         "element differs by more than ATOL + RTOL * |reference|")
+    ap.add_argument("--atol", type=float, default=0.0, help="with --compare (default: 0)")
+    ap.add_argument("--rtol", type=float, default=0.0, help="with --compare (default: 0)")
     ap.add_argument("--accuracy", action="store_true",
                     help="print the accuracy on the Fashion-MNIST test images")
     ap.add_argument("--data-dir", default=DATA_DIR,
@@ -628,20 +663,25 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if not args.accuracy and not args.input:
         ap.error("give --input (and --output) or --accuracy")
+    if args.compare and not args.input:
+        ap.error("--compare needs --input")
+    if args.atol < 0 or args.rtol < 0:
+        ap.error("--atol and --rtol must be at least 0")
     if args.limit is not None and args.limit < 1:
         ap.error("--limit must be at least 1")
     try:
         g = load_sidecar(args.model)
         if args.input:
-            try:
-                x = np.load(args.input, allow_pickle=False)
-            except (OSError, ValueError) as e:
-                raise RefError("%s: cannot read: %s" % (args.input, e))
-            y = run(g, x)
+            y = run(g, _load_npy(args.input))
             if args.output:
                 np.save(args.output, y)
-            else:
+            elif not args.compare:
                 print(np.array2string(y, precision=6))
+            if args.compare:
+                within, msg = compare(y, _load_npy(args.compare), args.atol, args.rtol)
+                print("%s: %s: %s" % (args.compare, "within" if within else "OUTSIDE", msg))
+                if not within:
+                    return 1
         if args.accuracy:
             c, n = accuracy(g, args.data_dir, args.limit)
             print("accuracy: %.2f %% (%d/%d)" % (100.0 * c / n, c, n))

@@ -396,13 +396,25 @@ def test_cli(models_dir, tmp):
         ok("cli: --accuracy --limit 8 gives %d/8 as the samples do" % n)
     else:
         bad("cli --accuracy: status %d, want %d/8: %s" % (st, n, out))
+    # --compare: PyTorch's float32 logits are within 1e-4 of the reference, not within 1e-9
+    inp = ("--input", mlp + "_samples.npy", "--compare", mlp + "_torch.npy")
+    for tol, want_st, words in (("1e-4", 0, "within: max |difference|"),
+                                ("1e-9", 1, "OUTSIDE: max |difference|")):
+        st, out = cli(mlp + ".npz", *inp, "--atol", tol)
+        if st == want_st and words in out and "agrees in 8 of 8" in out:
+            ok("cli: --compare --atol %s: status %d" % (tol, st))
+        else:
+            bad("cli --compare --atol %s: status %d, want %d and '%s': %s"
+                % (tol, st, want_st, words, out))
     bad_x = os.path.join(tmp, "bad.npy")
     np.save(bad_x, np.zeros((1, 783), f32))
     for args, words in (((mlp + ".npz", "--input", bad_x), "is declared ['N', 784], the array "
                          "is [1, 783]"),
                         ((os.path.join(tmp, "none.npz"), "--input", bad_x), "not a sidecar"),
                         ((bad_x, "--input", bad_x), "not a sidecar"),
-                        ((mlp + ".npz",), "give --input")):
+                        ((mlp + ".npz",), "give --input"),
+                        ((mlp + ".npz", "--input", mlp + "_samples.npy", "--compare", bad_x),
+                         "shape [1, 783], the reference's is [8, 10]")):
         st, out = cli(*args)
         if st != 0 and words in out:
             ok("cli error: %s" % words)
