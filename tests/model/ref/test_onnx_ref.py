@@ -4,6 +4,9 @@ hand (written next to each case), then the committed models' sidecars (models/on
 the outputs PyTorch gave for their sample inputs, and the command line. NumPy only.
 
 usage: test_onnx_ref.py MODELS_DIR      (the repository's models/onnx)
+       test_onnx_ref.py MODELS_DIR --shapes NPUKIT
+           only: `npukit model-info`'s inferred shapes against the reference's (ctest
+           model_onnx_shapes)
 """
 
 import math
@@ -438,9 +441,43 @@ def test_graph_errors():
             (ok if words in str(e) else bad)("graph error: %s" % e)
 
 
+def test_shapes(models_dir, npukit):
+    """npukit model-info's inferred shapes (src/model/infer.c, batch 1) are the shapes of the
+    values the reference computes, for every node output of the three models."""
+    for name in ("mlp", "lenet", "transformer_block"):
+        base = os.path.join(models_dir, name)
+        p = subprocess.run([npukit, "model-info", base + ".onnx"], capture_output=True,
+                           text=True, timeout=60)
+        # "        out NAME   float32 [1,8,32]"
+        c_shapes = {}
+        for line in p.stdout.splitlines():
+            f = line.split()
+            if len(f) == 4 and f[0] == "out" and f[3].startswith("["):
+                c_shapes[f[1]] = [int(d) for d in f[3].strip("[]").split(",") if d]
+        if p.returncode != 0 or not c_shapes:
+            bad("%s: npukit model-info: status %d: %s" % (name, p.returncode, p.stderr))
+            continue
+        g = onnx_ref.load_sidecar(base + ".npz")
+        x = np.load(base + "_samples.npy")[:1]
+        names = [o for n in g["nodes"] for o in n["outputs"] if o]
+        vals = onnx_ref.run(g, {g["inputs"][0]["name"]: x}, names)
+        differ = ["%s: C %s, reference %s" % (k, c_shapes.get(k), list(v.shape))
+                  for k, v in vals.items() if c_shapes.get(k) != list(v.shape)]
+        if differ or len(c_shapes) != len(names):
+            bad("%s: %d values in model-info, %d in the reference; differ: %s"
+                % (name, len(c_shapes), len(names), differ))
+        else:
+            ok("%s: model-info's shapes of all %d node outputs are the reference's"
+               % (name, len(names)))
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[2] == "--shapes":
+        test_shapes(os.path.abspath(sys.argv[1]), sys.argv[3])
+        print("%d passed, %d failed" % (passed, failed))
+        return 1 if failed else 0
     if len(sys.argv) != 2:
-        print("usage: test_onnx_ref.py MODELS_DIR", file=sys.stderr)
+        print("usage: test_onnx_ref.py MODELS_DIR [--shapes NPUKIT]", file=sys.stderr)
         return 2
     models_dir = os.path.abspath(sys.argv[1])
     test_operators()
