@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The committed models (models/onnx) run by `npukit run-model` on the host and on each target
+# with a lowering, their outputs compared with the float64 NumPy reference
+# (tests/model/ref/onnx_ref.py --compare) within the tolerance of the target's arithmetic
+# (docs/models.md gives each and why), and the argmax of every sample equal to the reference's.
+# usage: run_models_ref.sh NPUKIT PYTHON SOURCE_DIR TARGET:ATOL:RTOL...
+#   (host: the plan's float64 run written as float32, so 1e-6 relative)
+set -u
+NPK=$1 PY=$2 SRC=$3
+shift 3
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+M=$SRC/models/onnx
+for spec in "$@"; do
+  IFS=: read -r t atol rtol <<<"$spec"
+  for m in mlp lenet; do
+    out=$("$NPK" run-model -t "$t" --calib "$M/${m}_samples.npy" --input "$M/${m}_samples.npy" \
+          --output "$T/$m.$t.npy" "$M/$m.onnx" 2>&1)
+    if [ $? != 0 ]; then
+      bad "$t $m: run-model failed: $out"
+      continue
+    fi
+    ok
+    cmp=$("$PY" "$SRC/tests/model/ref/onnx_ref.py" "$M/$m.npz" --input "$M/${m}_samples.npy" \
+          --compare "$T/$m.$t.npy" --atol "$atol" --rtol "$rtol" 2>&1)
+    [ $? = 0 ] && ok || bad "$t $m: outside atol $atol rtol $rtol of the NumPy reference: $cmp"
+    echo "$t $m: $(grep -i 'worst\|agree' <<<"$cmp" | tr '\n' ' ')"
+  done
+done
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ] && [ "$pass" -gt 0 ]
