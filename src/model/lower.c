@@ -6,8 +6,11 @@
 
 #include "model/lower.h"
 
+extern const npk_lower_target npk_lower_pccx;
+
 /* One line per target with a lowering. */
 static const npk_lower_target *const targets[] = {
+    &npk_lower_pccx,
     NULL,
 };
 
