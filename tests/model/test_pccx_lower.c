@@ -1,7 +1,8 @@
 /* The pccx lowering (src/targets/pccx/lower.c, docs/models.md "Lowering to pccx") on plans
  * built by hand with seeded weights: an MLP (dense + ReLU, dense + sigmoid, dense + tanh,
  * dense, softmax) and a CNN (conv + tanh with padding, max pool 3x3/2 with padding, conv +
- * ReLU, average pool with padding not counted, dense, softmax).
+ * ReLU, average pool with padding not counted, dense, softmax; and one whose conv and pool are
+ * GEMMs).
  * (1) The simulator's outputs equal, bit for bit, a host model written here from the spec:
  *     per layer BF16 activations, GEMV sums of BF16 x INT4 terms exact then rounded to binary32
  *     (§3.3, §6.4), times the row scale (binary32), plus the BF16 bias (binary32 add), rounded
@@ -149,6 +150,20 @@ static void cnn(hplan *h)
     win(h, NPK_LAYER_CONV, 4, 3, 3, 1, 1, NPK_ACT_RELU, "conv2");
     win(h, NPK_LAYER_AVGPOOL, 0, 2, 2, 2, 1, NPK_ACT_NONE, "pool2");
     dense(h, 36, 5, NPK_ACT_NONE, 0.7, "fc");
+    softmax(h);
+    finish(h);
+}
+
+/* (1, 8, 8) -> conv 2x2/2 -> (4, 4, 4) ReLU -> avgpool 2x2/2 -> (4, 2, 2) -> dense 16 -> 3
+ * -> softmax: strides equal to the kernels and rows of a whole number of words, so the conv
+ * and the pool are one GEMM each (the rows of cnn go through GEMVs) */
+static void cnn_gemm(hplan *h)
+{
+    memset(h, 0, sizeof *h);
+    tensor(h, 0, 3, 1, 8, 8);
+    win(h, NPK_LAYER_CONV, 4, 2, 2, 2, 0, NPK_ACT_RELU, "conv");
+    win(h, NPK_LAYER_AVGPOOL, 0, 2, 2, 2, 0, NPK_ACT_NONE, "pool");
+    dense(h, 16, 3, NPK_ACT_NONE, 0.7, "fc");
     softmax(h);
     finish(h);
 }
@@ -525,6 +540,26 @@ static void check_file(hplan *h)
     unlink(path);
 }
 
+/* The program text compile writes for h contains `what` (count times at least). */
+static int file_count(hplan *h, const char *what)
+{
+    const npk_lower_target *t = npk_lower_find("pccx");
+    char path[] = "/tmp/npk_pccx_lowerXXXXXX", err[512], line[4096];
+    int fd = mkstemp(path), n = 0;
+    if (fd < 0)
+        return -1;
+    close(fd);
+    if (t->compile(&h->p, "", path, NULL, err, sizeof err) == 0) {
+        FILE *f = fopen(path, "r");
+        while (f && fgets(line, sizeof line, f))
+            n += strstr(line, what) != NULL;
+        if (f)
+            fclose(f);
+    }
+    unlink(path);
+    return n;
+}
+
 static void check_errors(void)
 {
     const npk_lower_target *t = npk_lower_find("pccx");
@@ -559,6 +594,17 @@ int main(void)
     cnn(&h);
     check_plan("cnn", &h, 6);
     check_file(&h);
+    /* cnn: every row a GEMV — conv1's 9, pool1's 5 gathers (stride 2 < kernel 3), conv2's 5,
+     * pool2's 3 (its output rows of 3 x 4 = 12 elements are padded to 16, so they are not
+     * packed), and the dense layer */
+    NPK_CHECK_EQ_U64(file_count(&h, "    gemv "), 9 + 5 + 5 + 3 + 1);
+    NPK_CHECK_EQ_U64(file_count(&h, "    gemm "), 0);
+    hfree(&h);
+    cnn_gemm(&h);
+    check_plan("cnn_gemm", &h, 6);
+    /* one GEMM for the conv's 4 rows, one for the pool's 2; the dense a GEMV */
+    NPK_CHECK_EQ_U64(file_count(&h, "    gemm "), 2);
+    NPK_CHECK_EQ_U64(file_count(&h, "    gemv "), 1);
     hfree(&h);
     check_int4_bound();
     check_errors();

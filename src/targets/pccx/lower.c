@@ -9,6 +9,8 @@
  *   rows' scales;
  * - average pool: the same with codes 1 and the scale 1/count; max pool: a gather GEMV (codes 1)
  *   per output row puts each window's elements side by side, then one REDUCE_MAX per output;
+ * - consecutive output rows that read and write packed consecutive blocks with the same
+ *   weights (stride = kernel height, rows without padding) are one GEMM instead;
  * - activations with CVO: ReLU as MAXS with a zero scalar (ext), GELU (tanh form), TANH (ext),
  *   sigmoid as 0.5 + 0.5 tanh(x / 2) (SCALE, TANH, SCALE, ADDS); softmax as spec §8.1 with
  *   REDUCE_MAX setting E_MAX.
@@ -271,18 +273,18 @@ static unsigned weight(pb *b, uint32_t k, uint32_t n, const int8_t *codes, const
     return id;
 }
 
-/* GEMV of tensor W<w> (k inputs at element src, n outputs at element dst; both word
- * aligned). */
-static void gemv(pb *b, uint32_t dst, uint32_t src, uint32_t k, uint32_t n, unsigned w,
-                 int w_scale, int accm)
+/* GEMV (m = 1) or GEMM (m rows) of tensor W<w>: m x k inputs at element src, m x n outputs at
+ * element dst, both packed row by row and word aligned. */
+static void matmul(pb *b, uint32_t m, uint32_t dst, uint32_t src, uint32_t k, uint32_t n,
+                   unsigned w, int w_scale, int accm)
 {
     b->pin = -1;
-    unsigned in = shape(b, 1, k, 1);
-    unsigned out = shape(b, 1, n, 1);
+    unsigned in = shape(b, m, k, 1);
+    unsigned out = shape(b, m, n, 1);
     insn(b, ".wpush W%u\n", w);
     b->n_insns--;   /* a directive */
-    insn(b, "    gemv dst=0x%x, src=0x%x, size=%u, shape=%u%s%s\n", dst / 8, src / 8, out, in,
-         w_scale ? ", w_scale" : "", accm ? ", accm" : "");
+    insn(b, "    %s dst=0x%x, src=0x%x, size=%u, shape=%u%s%s\n", m == 1 ? "gemv" : "gemm",
+         dst / 8, src / 8, out, in, w_scale ? ", w_scale" : "", accm ? ", accm" : "");
 }
 
 static void cvo(pb *b, const char *f, uint32_t src, uint32_t dst, uint32_t n, const char *flags)
@@ -368,7 +370,7 @@ static int dense(pb *b, const npk_layer *l, const tlay *x, tlay *y)
             return -1;
         memcpy_h2l(b, y->at, h, n);
     }
-    gemv(b, y->at, x->at, k, n, w, 1, l->b != NULL);
+    matmul(b, 1, y->at, x->at, k, n, w, 1, l->b != NULL);
     return activation(b, l, y->at, n);
 }
 
@@ -393,7 +395,11 @@ static int windowed(pb *b, const npk_layer *l, const tlay *x, tlay *y, const npk
     int8_t *q = NULL, *codes = malloc((size_t)(n * k));
     float *s = malloc((size_t)n * sizeof *s), *qs = NULL;
     int *wid = malloc((size_t)(2 * H + l->kh + 2) * sizeof *wid);
-    int ok = codes && s && wid;
+    struct rowop {
+        unsigned w;
+        uint32_t src, dst;
+    } *ops = malloc((size_t)OH * sizeof *ops);
+    int ok = codes && s && wid && ops;
     if (ok && conv) {
         size_t taps = (size_t)C * (size_t)(l->kh * l->kw);
         q = malloc((size_t)M * taps);
@@ -403,7 +409,7 @@ static int windowed(pb *b, const npk_layer *l, const tlay *x, tlay *y, const npk
             npk_pccx_quant_rows(l->w, (size_t)M, taps, q, qs);
     }
     if (!ok) {
-        free(q), free(qs), free(codes), free(s), free(wid);
+        free(q), free(qs), free(codes), free(s), free(wid), free(ops);
         return fail(b, "out of memory");
     }
     /* one tensor per distinct offset d of the window's first row in its block (d + H + kh
@@ -414,7 +420,7 @@ static int windowed(pb *b, const npk_layer *l, const tlay *x, tlay *y, const npk
         float *bias = calloc(y->n, sizeof *bias);
         uint32_t h;
         if (!bias) {
-            free(q), free(qs), free(codes), free(s), free(wid);
+            free(q), free(qs), free(codes), free(s), free(wid), free(ops);
             return fail(b, "out of memory");
         }
         for (int oy = 0; oy < OH; oy++)
@@ -424,7 +430,7 @@ static int windowed(pb *b, const npk_layer *l, const tlay *x, tlay *y, const npk
         int r = host_data(b, bias, y->n, &h, "bias");
         free(bias);
         if (r) {
-            free(q), free(qs), free(codes), free(s), free(wid);
+            free(q), free(qs), free(codes), free(s), free(wid), free(ops);
             return -1;
         }
         memcpy_h2l(b, y->at, h, y->n);
@@ -482,21 +488,28 @@ static int windowed(pb *b, const npk_layer *l, const tlay *x, tlay *y, const npk
                     }
                     continue;
                 empty:
-                    free(q), free(qs), free(codes), free(s), free(wid);
+                    free(q), free(qs), free(codes), free(s), free(wid), free(ops);
                     return fail(b, "the window of output (%d, %d) lies wholly in the padding",
                                 oy, ox);
                 }
             *slot = (int)weight(b, (uint32_t)k, (uint32_t)n, codes, s);
         }
-        uint32_t src = x->at + (uint32_t)start * x->pitch;
-        if (maxp)
-            gemv(b, gat + (uint32_t)oy * gpitch, src, (uint32_t)k, (uint32_t)n, (unsigned)*slot,
-                 0, 0);
-        else
-            gemv(b, y->at + (uint32_t)oy * y->pitch, src, (uint32_t)k, (uint32_t)n,
-                 (unsigned)*slot, 1, conv && l->b);
+        ops[oy].w = (unsigned)*slot;
+        ops[oy].src = x->at + (uint32_t)start * x->pitch;
+        ops[oy].dst = maxp ? gat + (uint32_t)oy * gpitch : y->at + (uint32_t)oy * y->pitch;
     }
-    free(q), free(qs), free(codes), free(s), free(wid);
+    /* consecutive rows with the same tensor whose inputs and outputs follow each other
+     * packed (stride k and n: the stride equals the kernel and rows need no padding) are one
+     * GEMM: its weights stream once */
+    for (int i = 0, j; i < OH && !b->failed; i = j) {
+        for (j = i + 1; j < OH && j - i < (int)FIELD_MAX && ops[j].w == ops[i].w &&
+                        ops[j].src == ops[j - 1].src + k && ops[j].dst == ops[j - 1].dst + n;
+             j++)
+            ;
+        matmul(b, (uint32_t)(j - i), ops[i].dst, ops[i].src, (uint32_t)k, (uint32_t)n, ops[i].w,
+               !maxp, conv && l->b);
+    }
+    free(q), free(qs), free(codes), free(s), free(wid), free(ops);
     if (maxp)
         for (int oy = 0; oy < OH; oy++)
             for (int ox = 0; ox < OW; ox++)
@@ -781,8 +794,10 @@ static int infer(void *sv, const float *x, float *y, npk_lower_stats *st, char *
             st->cycles = ps.cycles;
             st->instructions = ps.insns;
             st->macs = ps.macs;
-            /* against the GEMV engine's peak: 4 lanes x 32 MACs per cycle (spec §11.1) */
-            st->utilisation = ps.cycles ? (double)ps.macs / (128.0 * (double)ps.cycles) : 0.0;
+            /* against the peak of the engines the program uses (spec §11.1): GEMV 4 lanes x
+             * 32 MACs per cycle, GEMM 32 x 32 x 2 */
+            double peak = 128.0 + (ps.engine_insns[PCCX_ENG_GEMM] ? 2048.0 : 0.0);
+            st->utilisation = ps.cycles ? (double)ps.macs / (peak * (double)ps.cycles) : 0.0;
         }
     }
     return 0;
