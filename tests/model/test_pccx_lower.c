@@ -16,7 +16,7 @@
  *     + 7 s_o 2^-9 sum_i |x_i| (the BF16 input, |code| <= 7) + 2^-8 |y64| + 2^-8 (the BF16
  *     result and bias) — the INT4 accuracy cost.
  * Plus: the program file that compile writes runs under npk_load_path with the same outputs;
- * LeakyRelu and a too-wide layer are refused with the layer named. */
+ * a softmax over a feature map and a too-wide layer are refused with the layer named. */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
 #include <math.h>
@@ -124,7 +124,7 @@ static void finish(hplan *h)
     h->p.tensors = h->t;
 }
 
-/* 24 -> 16 ReLU -> 12 sigmoid -> 11 tanh -> 10 -> softmax */
+/* 24 -> 16 ReLU -> 12 sigmoid -> 11 tanh -> 10 LeakyRelu(0.01) -> 9 LeakyRelu(0.3) -> softmax */
 static void mlp(hplan *h)
 {
     memset(h, 0, sizeof *h);
@@ -132,7 +132,10 @@ static void mlp(hplan *h)
     dense(h, 24, 16, NPK_ACT_RELU, 0.6, "fc1");
     dense(h, 16, 12, NPK_ACT_SIGMOID, 0.8, "fc2");
     dense(h, 12, 11, NPK_ACT_TANH, 1.0, "fc3");
-    dense(h, 11, 10, NPK_ACT_NONE, 1.5, "fc4");
+    dense(h, 11, 10, NPK_ACT_LEAKY_RELU, 1.5, "fc4");
+    h->l[3].alpha = 0.01;   /* 1/alpha = 100, a BF16 value: recip_scale */
+    dense(h, 10, 9, NPK_ACT_LEAKY_RELU, 1.5, "fc5");
+    h->l[4].alpha = 0.3;    /* 1/0.3 is not: the product with BF16(0.3) */
     softmax(h);
     finish(h);
 }
@@ -217,9 +220,19 @@ static float xs_done(xs *a, int *inexact)
     return (float)a->s;
 }
 
-static float act(npk_act a, float x)
+static float act(npk_act a, double alpha, float x)
 {
     switch (a) {
+    case NPK_ACT_LEAKY_RELU: {
+        /* r = relu, t = -r + x, then t * alpha (or t / (1/alpha) when that is a BF16 value),
+         * plus r */
+        float r = x > 0 ? x : 0.0f, t = bf(-r + x), inv = (float)(1.0 / alpha), y;
+        if (bf(inv) == inv && (double)inv == 1.0 / alpha)
+            y = bf(t / inv);
+        else
+            y = bf(t * bf((float)alpha));
+        return bf(y + r);
+    }
     case NPK_ACT_RELU:
         return x > 0 ? x : 0.0f;
     case NPK_ACT_TANH:
@@ -263,7 +276,7 @@ static int model(const npk_plan *p, const float *x0, float *y, int *inexact)
                 float f = xs_done(&acc, inexact) * s[o];
                 if (l->b)
                     f = bf(l->b[o]) + f;
-                b[o] = act(l->act, bf(f));
+                b[o] = act(l->act, l->alpha, bf(f));
             }
             break;
         case NPK_LAYER_CONV:
@@ -301,7 +314,7 @@ static int model(const npk_plan *p, const float *x0, float *y, int *inexact)
                             f = xs_done(&acc, inexact) * s[m];
                             if (l->b)
                                 f = bf(l->b[m]) + f;
-                            f = act(l->act, bf(f));
+                            f = act(l->act, l->alpha, bf(f));
                         } else if (l->kind == NPK_LAYER_MAXPOOL)
                             f = mx;
                         else
@@ -328,7 +341,7 @@ static int model(const npk_plan *p, const float *x0, float *y, int *inexact)
             break;
         default:
             for (size_t i = 0; i < tx->elems; i++)
-                b[i] = act(l->act, a[i]);
+                b[i] = act(l->act, l->alpha, a[i]);
         }
         free(q);
         free(s);
@@ -567,12 +580,15 @@ static void check_errors(void)
     void *s = NULL;
     hplan h;
     memset(&h, 0, sizeof h);
-    tensor(&h, 0, 1, 8, 1, 1);
-    dense(&h, 8, 4, NPK_ACT_RELU, 1.0, "fc1");
-    dense(&h, 4, 3, NPK_ACT_LEAKY_RELU, 1.0, "leaky");
+    tensor(&h, 0, 3, 2, 3, 4);
+    win(&h, NPK_LAYER_CONV, 2, 1, 1, 1, 0, NPK_ACT_RELU, "conv");
+    npk_layer *sm = layer(&h, NPK_LAYER_SOFTMAX, NPK_ACT_NONE, "sm");
+    sm->row = 4;
+    tensor(&h, sm->out, 3, 2, 3, 4);
     finish(&h);
     NPK_CHECK(t->open(&h.p, "", &s, err, sizeof err) != 0 && s == NULL);
-    NPK_CHECK_CONTAINS(err, "layer 1 (node 1 'leaky', Gemm): LeakyRelu is not lowered");
+    NPK_CHECK_CONTAINS(err, "layer 1 (node 1 'sm', Softmax): softmax over a feature map is not "
+                            "lowered");
     NPK_CHECK(t->compile(&h.p, "fast", "/nonexistent/x", NULL, err, sizeof err) != 0);
     NPK_CHECK_CONTAINS(err, "pccx takes no settings (got 'fast')");
     hfree(&h);

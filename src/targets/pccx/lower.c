@@ -12,7 +12,8 @@
  * - consecutive output rows that read and write packed consecutive blocks with the same
  *   weights (stride = kernel height, rows without padding) are one GEMM instead;
  * - activations with CVO: ReLU as MAXS with a zero scalar (ext), GELU (tanh form), TANH (ext),
- *   sigmoid as 0.5 + 0.5 tanh(x / 2) (SCALE, TANH, SCALE, ADDS); softmax as spec §8.1 with
+ *   sigmoid as 0.5 + 0.5 tanh(x / 2) (SCALE, TANH, SCALE, ADDS), LeakyRelu as
+ *   relu(x) + alpha min(x, 0) (MAXS, SCALE, COPY, SCALE, COPY); softmax as spec §8.1 with
  *   REDUCE_MAX setting E_MAX.
  * Rank-3 tensors are kept as H rows of `pitch` elements (W * C rounded up to a whole L2 word),
  * element (y, x, c) at y * pitch + x * C + c: the GEMVs read and write whole rows at word
@@ -294,6 +295,28 @@ static void cvo(pb *b, const char *f, uint32_t src, uint32_t dst, uint32_t n, co
 
 /* ---- layers ------------------------------------------------------------------------------- */
 
+/* LeakyRelu as relu(x) + alpha min(x, 0), every step exact but the product: with a scratch R
+ * (slot -1) and T (slot alpha, or 1/alpha with recip_scale when that is a BF16 value, as
+ * 1/0.01 = 100 is):
+ *   R = maxs(0, x); T = scale(-1, R) = -relu(x); T += x (copy, accm): min(x, 0);
+ *   x = scale(alpha, T); x += R (one of the two is 0). */
+static int leaky_relu(pb *b, const npk_layer *l, uint32_t at, uint32_t n)
+{
+    uint32_t r = 0, t = 0;
+    if (l2_alloc(b, n, &r, "LeakyRelu scratch") || l2_alloc(b, n, &t, "LeakyRelu scratch"))
+        return -1;
+    double inv = 1.0 / l->alpha;
+    int recip = l->alpha != 0.0 && (double)f32_of_bf16(bf16_of((float)inv)) == inv;
+    uint16_t a = recip ? bf16_of((float)inv) : bf16_of((float)l->alpha);
+    data(b, ".l2 elem=0x%x\n.h16 0xbf80\n.l2 elem=0x%x\n.h16 0x%04x\n", r - 1, t - 1, a);
+    cvo(b, "maxs", at - 1, r, n + 1, "");
+    cvo(b, "scale", r - 1, t, n + 1, "");
+    cvo(b, "copy", at, t, n, ", accm");
+    cvo(b, "scale", t - 1, at, n + 1, recip ? ", recip_scale" : "");
+    cvo(b, "copy", r, at, n, ", accm");
+    return 0;
+}
+
 /* The activation of layer `li` on the n elements at `at` (slot at - 1 free for a scalar). */
 static int activation(pb *b, const npk_layer *l, uint32_t at, uint32_t n)
 {
@@ -322,8 +345,9 @@ static int activation(pb *b, const npk_layer *l, uint32_t at, uint32_t n)
         cvo(b, "adds", at - 1, at, n + 1, "");
         return 0;
     case NPK_ACT_LEAKY_RELU:
-        return fail(b, "LeakyRelu is not lowered to pccx: no CVO function selects between x and "
-                    "alpha x element-wise");
+        if (n + 1 > FIELD_MAX)
+            break;
+        return leaky_relu(b, l, at, n);
     }
     return fail(b, "%s over %u elements: a CVO with a scalar operand takes at most %u "
                 "(a 16-bit length, spec §4.5)", npk_act_name(l->act), n, FIELD_MAX - 1);
