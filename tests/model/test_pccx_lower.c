@@ -1,8 +1,8 @@
 /* The pccx lowering (src/targets/pccx/lower.c, docs/models.md "Lowering to pccx") on plans
  * built by hand with seeded weights: an MLP (dense + ReLU, dense + sigmoid, dense + tanh,
  * dense, softmax) and a CNN (conv + tanh with padding, max pool 3x3/2 with padding, conv +
- * ReLU, average pool with padding not counted, dense, softmax; and one whose conv and pool are
- * GEMMs).
+ * ReLU, average pool with padding not counted, dense, softmax; and one whose conv (+ GELU) and
+ * pool are GEMMs).
  * (1) The simulator's outputs equal, bit for bit, a host model written here from the spec:
  *     per layer BF16 activations, GEMV sums of BF16 x INT4 terms exact then rounded to binary32
  *     (§3.3, §6.4), times the row scale (binary32), plus the BF16 bias (binary32 add), rounded
@@ -157,14 +157,14 @@ static void cnn(hplan *h)
     finish(h);
 }
 
-/* (1, 8, 8) -> conv 2x2/2 -> (4, 4, 4) ReLU -> avgpool 2x2/2 -> (4, 2, 2) -> dense 16 -> 3
+/* (1, 8, 8) -> conv 2x2/2 -> (4, 4, 4) GELU -> avgpool 2x2/2 -> (4, 2, 2) -> dense 16 -> 3
  * -> softmax: strides equal to the kernels and rows of a whole number of words, so the conv
  * and the pool are one GEMM each (the rows of cnn go through GEMVs) */
 static void cnn_gemm(hplan *h)
 {
     memset(h, 0, sizeof *h);
     tensor(h, 0, 3, 1, 8, 8);
-    win(h, NPK_LAYER_CONV, 4, 2, 2, 2, 0, NPK_ACT_RELU, "conv");
+    win(h, NPK_LAYER_CONV, 4, 2, 2, 2, 0, NPK_ACT_GELU, "conv");
     win(h, NPK_LAYER_AVGPOOL, 0, 2, 2, 2, 0, NPK_ACT_NONE, "pool");
     dense(h, 16, 3, NPK_ACT_NONE, 0.7, "fc");
     softmax(h);
@@ -237,6 +237,12 @@ static float act(npk_act a, double alpha, float x)
         return x > 0 ? x : 0.0f;
     case NPK_ACT_TANH:
         return bf((float)tanh((double)x));
+    case NPK_ACT_GELU: {
+        /* CVO's tanh form (spec §6.5) in binary64, its stable form: correctly rounded to
+         * binary32 for BF16 operands, as the spec states */
+        double t = x, u = sqrt(2.0 / 3.14159265358979323846) * (t + 0.044715 * t * t * t);
+        return bf((float)(t / (1.0 + exp(-2.0 * u))));
+    }
     case NPK_ACT_SIGMOID: {
         float t = bf(x * 0.5f), u = bf((float)tanh((double)t)), v = bf(u * 0.5f);
         return bf(v + 0.5f);
