@@ -605,6 +605,18 @@ static void check_errors(void)
     NPK_CHECK(t->open(&h.p, "", &s, err, sizeof err) != 0);
     NPK_CHECK_CONTAINS(err, "layer 0 (node 0 'wide', Gemm): a dense layer of 70000 inputs");
     hfree(&h);
+    /* too large for the CVO-reachable L2: the input (1, 250, 250) takes 250 rows of 256 = 8,000
+     * words, the conv's output (2, 250, 250) 250 rows of 504 = 15,750, each after a word for its
+     * scalar slot: 1 + 8,000 + 1 + 15,750 = 23,752 > 16,384 */
+    memset(&h, 0, sizeof h);
+    tensor(&h, 0, 3, 1, 250, 250);
+    win(&h, NPK_LAYER_CONV, 2, 1, 1, 1, 0, NPK_ACT_NONE, "big");
+    finish(&h);
+    NPK_CHECK(t->open(&h.p, "", &s, err, sizeof err) != 0);
+    NPK_CHECK_CONTAINS(err, "layer 0 (node 0 'big', Conv): the L2 layout needs 23752 words with "
+                            "the output (126000 elements); the part of L2 that CVO reaches is "
+                            "16384 words");
+    hfree(&h);
 }
 
 int main(void)
