@@ -2,7 +2,7 @@
 # The committed models (models/onnx) run by `npukit run-model` on the host and on each target
 # with a lowering, their outputs compared with the float64 NumPy reference
 # (tests/model/ref/onnx_ref.py --compare) within the tolerance of the target's arithmetic
-# (docs/models.md gives each and why), and the argmax of every sample equal to the reference's.
+# (docs/models.md gives each and why); the class agreement is printed.
 # usage: run_models_ref.sh NPUKIT PYTHON SOURCE_DIR TARGET:ATOL:RTOL...
 #   (host: the plan's float64 run written as float32, so 1e-6 relative)
 set -u
