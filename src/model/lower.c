@@ -7,10 +7,12 @@
 #include "model/lower.h"
 
 extern const npk_lower_target npk_lower_pccx;
+extern const npk_lower_target npk_lower_rvnpu;
 
 /* One line per target with a lowering. */
 static const npk_lower_target *const targets[] = {
     &npk_lower_pccx,
+    &npk_lower_rvnpu,
     NULL,
 };
 

@@ -1,0 +1,310 @@
+/* The rvnpu model firmware: one generic program that runs any model the rvnpu lowering
+ * compiles (src/targets/rvnpu/lower.c, docs/models.md "Lowering to rvnpu"). It interprets the
+ * layer table at RVM_BASE (model_fw.h): int8 layers on the integer NPU (VMAC, RSTACC, CLAMP,
+ * RELU; spec §4), float layers on the FP NPU (FVMAC, FRSTACC, FRELU, FGELU, FVEXP, FMACC;
+ * spec §6.2). Input: model_input (float, `npukit run --write model_input:f32:X`); output:
+ * model_output (float). Exit status 0, or 3 when no valid table is loaded. */
+#include <stdint.h>
+
+#include "model_fw.h"
+#include "npu.h"
+#include "npu_fp.h"
+
+static uint32_t chunk;
+
+/* VMAC/FVMAC over n elements in pieces of at most `chunk` (rev2's 256-byte limit, §7.3);
+ * chunked accumulation is bit-identical (§4, §6.2). */
+static void vmac(const int8_t *a, const int8_t *b, uint32_t n)
+{
+    while (chunk && n > chunk) {
+        NPU_VMAC(a, b, (int)chunk);
+        a += chunk;
+        b += chunk;
+        n -= chunk;
+    }
+    NPU_VMAC(a, b, (int)n);
+}
+
+static void fvmac(const float *a, const float *b, uint32_t n)
+{
+    while (chunk && n > chunk) {
+        NPU_FVMAC(a, b, (int)chunk);
+        a += chunk;
+        b += chunk;
+        n -= chunk;
+    }
+    NPU_FVMAC(a, b, (int)n);
+}
+
+static float fbits(uint32_t u)
+{
+    float f;
+    __builtin_memcpy(&f, &u, 4);
+    return f;
+}
+
+/* round(acc * mult / 2^shift), halves up, saturated to int32 (then CLAMP takes it to int8) */
+static int32_t requant(int32_t acc, int32_t mult, int32_t shift)
+{
+    int64_t p = (int64_t)acc * mult + ((int64_t)1 << (shift - 1));
+    p >>= shift;
+    return p > INT32_MAX ? INT32_MAX : p < INT32_MIN ? INT32_MIN : (int32_t)p;
+}
+
+/* s / n rounded to nearest, halves away from zero (n > 0) */
+static int32_t div_round(int32_t s, int32_t n)
+{
+    return s >= 0 ? (2 * s + n) / (2 * n) : -((-2 * s + n) / (2 * n));
+}
+
+static float exp1(float v)
+{
+    float r;
+    NPU_FVEXP(&v, &r, 1);
+    return r;
+}
+
+static float act_f(uint32_t act, float v, float alpha)
+{
+    switch (act) {
+    case RVM_ACT_RELU: return NPU_FRELU(v);
+    case RVM_ACT_LEAKY: return v < 0.0f ? v * alpha : v;
+    case RVM_ACT_GELU: return NPU_FGELU(v);
+    case RVM_ACT_SIGMOID: return 1.0f / (1.0f + exp1(-v));
+    case RVM_ACT_TANH: {
+        float d = 1.0f + exp1(-2.0f * v);
+        return 2.0f / d - 1.0f;
+    }
+    default: return v;
+    }
+}
+
+static void quant(const rvm_op *op)
+{
+    const float *x = (const float *)op->src;
+    int8_t *y = (int8_t *)op->dst;
+    float s = fbits(op->fparam);
+    for (uint32_t i = 0; i < op->c; i++) {
+        float p = x[i] * s;
+        int32_t q;
+        __asm__("fcvt.w.s %0, %1, rne" : "=r"(q) : "f"(p));
+        y[i] = (int8_t)(q > 127 ? 127 : q < -127 ? -127 : q);
+    }
+}
+
+/* One output position of DENSE/CONV: every output channel's dot product with `row` (the
+ * input, or the im2col row), + bias, then the int8 requantisation or the activation; results
+ * at dst[at + o * step]. The table's fields are read once: stores through int8 pointers may
+ * alias them, so the compiler would reload them per channel. */
+static void channels_i8(const rvm_op *op, const int8_t *row, uint32_t k, uint32_t at,
+                        uint32_t step)
+{
+    const uint32_t m = op->m, out32 = op->flags & RVM_F_OUT32, relu = op->act == RVM_ACT_RELU;
+    const int8_t *w = (const int8_t *)op->wts;
+    const int32_t *bias = (const int32_t *)op->bias, *mult = (const int32_t *)op->mult,
+                  *shift = (const int32_t *)op->shift;
+    int8_t *y8 = (int8_t *)op->dst + at;
+    int32_t *y32 = (int32_t *)op->dst + at;
+    for (uint32_t o = 0; o < m; o++, w += k) {
+        (void)NPU_RSTACC();
+        vmac(row, w, k);
+        int32_t acc = (int32_t)((uint32_t)NPU_RSTACC() + (uint32_t)bias[o]);
+        if (out32) {
+            y32[o * step] = relu ? NPU_RELU(acc) : acc;
+            continue;
+        }
+        int32_t v = NPU_CLAMP(requant(acc, mult[o], shift[o]));
+        y8[o * step] = (int8_t)(relu ? NPU_RELU(v) : v);
+    }
+}
+
+static void channels_f32(const rvm_op *op, const float *row, uint32_t k, uint32_t at,
+                         uint32_t step)
+{
+    const uint32_t m = op->m, act = op->act;
+    const float *w = (const float *)op->wts, *bias = (const float *)op->bias;
+    const float alpha = fbits(op->fparam);
+    float *y = (float *)op->dst + at;
+    for (uint32_t o = 0; o < m; o++, w += k) {
+        (void)NPU_FRSTACC();
+        fvmac(row, w, k);
+        y[o * step] = act_f(act, NPU_FRSTACC() + bias[o], alpha);
+    }
+}
+
+static void channels(const rvm_op *op, const void *row, uint32_t k, uint32_t at, uint32_t step)
+{
+    if (op->flags & RVM_F_FP32)
+        channels_f32(op, (const float *)row, k, at, step);
+    else
+        channels_i8(op, (const int8_t *)row, k, at, step);
+}
+
+/* The im2col row of output position (oy, ox): c * kh * kw inputs, 0 where padded. The fields
+ * are copied to locals first: the byte stores could alias the table, and the compiler would
+ * reload every field per element. Kernel rows wholly inside the input are plain copies. */
+static void im2col(const rvm_op *op, uint32_t oy, uint32_t ox)
+{
+    const uint32_t es = op->flags & RVM_F_FP32 ? 4 : 1, C = op->c, H = op->h, W = op->w;
+    const uint32_t kh = op->kh, kw = op->kw;
+    const int32_t iy0 = (int32_t)(oy * op->sh) - (int32_t)op->pt;
+    const int32_t ix0 = (int32_t)(ox * op->sw) - (int32_t)op->pl;
+    const uint8_t *src = (const uint8_t *)op->src;
+    uint8_t *dst = (uint8_t *)op->scratch;
+    const int inside_x = ix0 >= 0 && ix0 + (int32_t)kw <= (int32_t)W;
+    for (uint32_t c = 0; c < C; c++)
+        for (uint32_t ky = 0; ky < kh; ky++, dst += kw * es) {
+            int32_t iy = iy0 + (int32_t)ky;
+            if (iy < 0 || iy >= (int32_t)H) {
+                for (uint32_t j = 0; j < kw * es; j++)
+                    dst[j] = 0;
+                continue;
+            }
+            const uint8_t *row = src + ((c * H + (uint32_t)iy) * W) * es;
+            if (inside_x && es == 4) {
+                const uint32_t *from = (const uint32_t *)(row + (uint32_t)ix0 * 4);
+                for (uint32_t kx = 0; kx < kw; kx++)
+                    ((uint32_t *)dst)[kx] = from[kx];
+            } else if (inside_x) {
+                for (uint32_t kx = 0; kx < kw; kx++)
+                    dst[kx] = row[(uint32_t)ix0 + kx];
+            } else {
+                for (uint32_t kx = 0; kx < kw; kx++) {
+                    int32_t ix = ix0 + (int32_t)kx;
+                    int in = ix >= 0 && ix < (int32_t)W;
+                    for (uint32_t b = 0; b < es; b++)
+                        dst[kx * es + b] = in ? row[(uint32_t)ix * es + b] : 0;
+                }
+            }
+        }
+}
+
+static void conv(const rvm_op *op)
+{
+    uint32_t k = op->c * op->kh * op->kw, plane = op->oh * op->ow;
+    for (uint32_t oy = 0; oy < op->oh; oy++)
+        for (uint32_t ox = 0; ox < op->ow; ox++) {
+            im2col(op, oy, ox);
+            channels(op, (const void *)op->scratch, k, oy * op->ow + ox, plane);
+        }
+}
+
+/* Max or average over each window, clipped to the input (padding skipped); the average
+ * divides by the window's size with RVM_F_PAD_COUNT, else by the positions inside. */
+static void pool(const rvm_op *op)
+{
+    const uint32_t C = op->c, H = op->h, W = op->w, OH = op->oh, OW = op->ow;
+    const int32_t kh = (int32_t)op->kh, kw = (int32_t)op->kw, sh = (int32_t)op->sh,
+                  sw = (int32_t)op->sw, pt = (int32_t)op->pt, pl = (int32_t)op->pl;
+    const int fp = (op->flags & RVM_F_FP32) != 0, avg = op->kind == RVM_OP_AVGPOOL,
+              padc = (op->flags & RVM_F_PAD_COUNT) != 0;
+    const int8_t *xi = (const int8_t *)op->src;
+    const float *xf = (const float *)op->src;
+    int8_t *yi = (int8_t *)op->dst;
+    float *yf = (float *)op->dst;
+    for (uint32_t c = 0; c < C; c++, xi += H * W, xf += H * W)
+        for (int32_t oy = 0; oy < (int32_t)OH; oy++)
+            for (int32_t ox = 0; ox < (int32_t)OW; ox++) {
+                int32_t y0 = oy * sh - pt, x0 = ox * sw - pl;
+                int32_t ya = y0 < 0 ? 0 : y0, xa = x0 < 0 ? 0 : x0;
+                int32_t yb = y0 + kh > (int32_t)H ? (int32_t)H : y0 + kh;
+                int32_t xb = x0 + kw > (int32_t)W ? (int32_t)W : x0 + kw;
+                int32_t n = yb > ya && xb > xa ? (yb - ya) * (xb - xa) : 0;
+                if (padc)
+                    n = kh * kw;
+                if (fp) {
+                    float best = -__builtin_inff(), sum = 0.0f;
+                    for (int32_t y = ya; y < yb; y++)
+                        for (int32_t x = xa; x < xb; x++) {
+                            float v = xf[y * (int32_t)W + x];
+                            sum += v;
+                            if (v > best)
+                                best = v;
+                        }
+                    *yf++ = avg ? (n ? sum / (float)n : 0.0f) : best;
+                } else {
+                    int32_t best = -128, sum = 0;
+                    for (int32_t y = ya; y < yb; y++)
+                        for (int32_t x = xa; x < xb; x++) {
+                            int32_t v = xi[y * (int32_t)W + x];
+                            sum += v;
+                            if (v > best)
+                                best = v;
+                        }
+                    *yi++ = (int8_t)(avg ? (n ? div_round(sum, n) : 0) : best);
+                }
+            }
+}
+
+static void act(const rvm_op *op)
+{
+    for (uint32_t i = 0; i < op->c; i++) {
+        if (op->flags & RVM_F_FP32)
+            ((float *)op->dst)[i] = act_f(op->act, ((const float *)op->src)[i],
+                                          fbits(op->fparam));
+        else
+            ((int8_t *)op->dst)[i] = (int8_t)NPU_RELU(((const int8_t *)op->src)[i]);
+    }
+}
+
+static void dequant(const rvm_op *op)
+{
+    const float *scale = (const float *)op->mult;
+    for (uint32_t k = 0, i = 0; k < op->c; k++)
+        for (uint32_t j = 0; j < op->h; j++, i++) {
+            int32_t v = op->flags & RVM_F_OUT32 ? ((const int32_t *)op->src)[i]
+                                                : ((const int8_t *)op->src)[i];
+            ((float *)op->dst)[i] = (float)v * scale[k];
+        }
+}
+
+/* Per row: max (first maximum), x - max, FVEXP, the sum in facc by FMACC (index order, one
+ * rounding at FRSTACC), then each exponential divided by the sum. */
+static void softmax(const rvm_op *op)
+{
+    const float *x = (const float *)op->src;
+    float *y = (float *)op->dst;
+    for (uint32_t r = 0; r < op->c; r++, x += op->h, y += op->h) {
+        float mx = x[0];
+        for (uint32_t i = 1; i < op->h; i++)
+            if (x[i] > mx)
+                mx = x[i];
+        for (uint32_t i = 0; i < op->h; i++)
+            y[i] = x[i] - mx;
+        for (uint32_t i = 0; i < op->h; i += chunk ? chunk : op->h) {
+            uint32_t n = op->h - i;
+            if (chunk && n > chunk)
+                n = chunk;
+            NPU_FVEXP(y + i, y + i, (int)n);
+        }
+        (void)NPU_FRSTACC();
+        for (uint32_t i = 0; i < op->h; i++)
+            NPU_FMACC(y[i], 1.0f);
+        float s = NPU_FRSTACC();
+        for (uint32_t i = 0; i < op->h; i++)
+            y[i] = y[i] / s;
+    }
+}
+
+int main(void)
+{
+    const rvm_header *h = (const rvm_header *)RVM_BASE;
+    if (h->magic != RVM_MAGIC || h->version != RVM_VERSION)
+        return 3;
+    chunk = h->chunk;
+    const rvm_op *op = (const rvm_op *)h->ops;
+    for (uint32_t i = 0; i < h->n_ops; i++, op++) {
+        switch (op->kind) {
+        case RVM_OP_QUANT: quant(op); break;
+        case RVM_OP_DENSE: channels(op, (const void *)op->src, op->c, 0, 1); break;
+        case RVM_OP_CONV: conv(op); break;
+        case RVM_OP_MAXPOOL:
+        case RVM_OP_AVGPOOL: pool(op); break;
+        case RVM_OP_ACT: act(op); break;
+        case RVM_OP_DEQUANT: dequant(op); break;
+        case RVM_OP_SOFTMAX: softmax(op); break;
+        default: return 3;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,55 @@
+/* The layer table the rvnpu model firmware (model_fw.c) interprets, written by the rvnpu
+ * lowering (src/targets/rvnpu/lower.c; docs/models.md, "Lowering to rvnpu"). Shared by the
+ * firmware (RV32, freestanding) and the host, so only <stdint.h> and fixed-width fields.
+ * Everything is little-endian 32-bit words; addresses are absolute guest addresses. */
+#ifndef NPK_RVNPU_MODEL_FW_H
+#define NPK_RVNPU_MODEL_FW_H
+
+#include <stdint.h>
+
+/* The blob starts here: right above the firmware's 1 MiB region (sdk/rvnpu/link.ld). */
+#define RVM_BASE 0x80100000u
+#define RVM_MAGIC 0x4D4E5652u /* "RVNM" */
+#define RVM_VERSION 1u
+
+enum {
+    RVM_OP_QUANT = 1, /* float src[c] -> int8 dst: clamp(rne(src * scale), -127, 127) */
+    RVM_OP_DENSE,     /* dst[o] = f(sum_i src[i] * wts[o][i] + bias[o]), o < m, i < c */
+    RVM_OP_CONV,      /* the plan's CONV on src (c, h, w) -> dst (m, oh, ow) via im2col rows */
+    RVM_OP_MAXPOOL,   /* per channel c, window kh x kw, stride sh x sw, pads pt/pl */
+    RVM_OP_AVGPOOL,
+    RVM_OP_ACT,       /* elementwise on c elements */
+    RVM_OP_DEQUANT,   /* float dst[k][j] = (float)src[k][j] * scales[k], k < c, j < h */
+    RVM_OP_SOFTMAX    /* float rows: c rows of h elements */
+};
+
+enum {
+    RVM_F_FP32 = 1,      /* float tensors and weights (the FP NPU) */
+    RVM_F_OUT32 = 2,     /* int8 DENSE/CONV: keep the int32 accumulator (+ bias, ReLU) */
+    RVM_F_PAD_COUNT = 4  /* AVGPOOL: padded positions count in the divisor */
+};
+
+enum { RVM_ACT_NONE, RVM_ACT_RELU, RVM_ACT_LEAKY, RVM_ACT_GELU, RVM_ACT_TANH, RVM_ACT_SIGMOID };
+
+typedef struct rvm_header {
+    uint32_t magic, version;
+    uint32_t n_ops, ops;     /* the op table's address */
+    uint32_t chunk;          /* the most elements one VMAC/FVMAC may take (0: no limit) */
+    uint32_t input, n_in;    /* model_input: float[n_in] */
+    uint32_t output, n_out;  /* model_output: float[n_out] */
+    uint32_t reserved[7];
+} rvm_header;                /* 64 bytes */
+
+typedef struct rvm_op {
+    uint32_t kind, flags, act, src, dst;
+    uint32_t c, h, w, m, oh, ow;
+    uint32_t kh, kw, sh, sw, pt, pl;
+    /* DENSE/CONV: wts int8[m][k] (float with RVM_F_FP32), bias int32[m] (float), and for int8
+     * results the requantisation mult int32[m], shift int32[m]; scratch: the im2col row.
+     * DEQUANT: mult = float scales[c]. */
+    uint32_t wts, bias, mult, shift, scratch;
+    uint32_t fparam;         /* float bits: QUANT 1/scale, ACT LeakyRelu alpha */
+    uint32_t reserved[9];
+} rvm_op;                    /* 128 bytes */
+
+#endif
