@@ -708,6 +708,21 @@ static void check_errors(void)
     NPK_CHECK(t->compile(&tp.p, "", "/nonexistent/x.elf", NULL, err, sizeof err) == -1);
     NPK_CHECK_CONTAINS(err, "int8 needs a calibrated plan");
     tplan_free(&tp);
+    /* a dot product the 32-bit accumulator RSTACC returns might not hold: 131,001 terms of
+     * up to 127 * 127 can reach 2.1 x 10^9 > 2^31 - 1 */
+    tplan_init(&tp, 1, 131001, 1, 1);
+    dense(&tp, 131001, 1, NPK_ACT_NONE);
+    float *xk = inputs(131001);
+    calibrate(&tp, xk, 1);
+    NPK_CHECK(t->compile(&tp.p, "", "/nonexistent/x.elf", NULL, err, sizeof err) == -1);
+    NPK_CHECK_CONTAINS(err, "layer 0 (node 10 'n', Gemm): int8: a dot product of 131001 "
+                            "elements may overflow the 32-bit accumulator");
+    /* fp32 has no such limit, and the file that cannot be written is named */
+    NPK_CHECK(t->compile(&tp.p, "precision=fp32", "/nonexistent/x.elf", NULL, err,
+                         sizeof err) == -1);
+    NPK_CHECK_CONTAINS(err, "/nonexistent/x.elf: cannot write the firmware ELF");
+    free(xk);
+    tplan_free(&tp);
 }
 
 int main(void)
@@ -787,6 +802,46 @@ int main(void)
     check_plan("lenet", &lenet, xl, "precision=fp32,isa_rev=rev2");
     free(xl);
     tplan_free(&lenet);
+
+    /* the output taken from the last layers' other forms: a convolution's int32 accumulators
+     * (per-channel scales over each 3 x 3 plane, ReLU on them), and int8 values of a pool */
+    tplan tail;
+    tplan_init(&tail, 3, 2, 5, 5);
+    conv(&tail, 3, 3, 1, 0, NPK_ACT_RELU);
+    float *xt = inputs(2 * 5 * 5);
+    calibrate(&tail, xt, 4);
+    check_plan("conv-out", &tail, xt, "");
+    check_plan("conv-out", &tail, xt, "precision=fp32");
+    pool(&tail, NPK_LAYER_AVGPOOL, 2, 1, 0, 0);
+    calibrate(&tail, xt, 4);
+    check_plan("pool-out", &tail, xt, "");
+    free(xt);
+    tplan_free(&tail);
+
+    /* more than the default 4 MiB of RAM: 3.3 MB of int8 weights (13.2 MB as fp32); the
+     * machine is made with a larger ram_size, and compile says to run with --ram-size */
+    tplan big;
+    tplan_init(&big, 1, 2200, 1, 1);
+    dense(&big, 2200, 1500, NPK_ACT_NONE);
+    float *xb = inputs(2200);
+    calibrate(&big, xb, 4);
+    check_plan("big", &big, xb, "");
+    check_plan("big", &big, xb, "precision=fp32");
+    char err[512] = "", text[1024] = "";
+    FILE *note = tmpfile();
+    NPK_CHECK(npk_lower_find("rvnpu")->compile(&big.p, "", "/dev/null", note, err,
+                                               sizeof err) == 0);
+    rewind(note);
+    text[fread(text, 1, sizeof text - 1, note)] = '\0';
+    fclose(note);
+    /* 1 MiB of firmware region, then the blob: header 64 + 3 ops x 128 = 448, weights
+     * 3,300,000, int32 biases 6,000 and output scales 6,000 (no multipliers: the last layer
+     * keeps its accumulators) = 3,312,448; buffers: input 8,800 + output 6,000 + int8 input
+     * 2,200 (16-aligned: 2,208) + int32 result 6,000 = 23,008; 4,384,032 bytes in all, in 4 KiB
+     * pages 4,386,816 */
+    NPK_CHECK_CONTAINS(text, "npukit run --ram-size 4386816 /dev/null");
+    free(xb);
+    tplan_free(&big);
 
     check_errors();
     free(xm);
