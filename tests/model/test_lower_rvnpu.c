@@ -407,7 +407,7 @@ static void host_int8(const tplan *tp, const float *x, float *out)
                 }
                 y[o] = l->act == NPK_ACT_RELU && acc < 0 ? 0 : acc;
             } else if (l->kind == NPK_LAYER_ACT) {
-                y[o] = a[o] < 0 ? 0 : a[o];
+                y[o] = l->act == NPK_ACT_RELU && a[o] < 0 ? 0 : a[o];
             } else {
                 int64_t best = -128, sum = 0;
                 n = window(l, ti, to, o, idx, &div);
@@ -812,7 +812,11 @@ int main(void)
     calibrate(&tail, xt, 4);
     check_plan("conv-out", &tail, xt, "");
     check_plan("conv-out", &tail, xt, "precision=fp32");
+    tail.l[0].act = NPK_ACT_NONE; /* negative values from here on */
     pool(&tail, NPK_LAYER_AVGPOOL, 2, 1, 0, 0);
+    calibrate(&tail, xt, 4);
+    check_plan("pool-out", &tail, xt, "");
+    elementwise(&tail, NPK_LAYER_ACT, NPK_ACT_NONE, 0); /* an identity keeps the signs */
     calibrate(&tail, xt, 4);
     check_plan("pool-out", &tail, xt, "");
     free(xt);

@@ -83,8 +83,9 @@ static void quant(const rvm_op *op)
 {
     const float *x = (const float *)op->src;
     int8_t *y = (int8_t *)op->dst;
-    float s = fbits(op->fparam);
-    for (uint32_t i = 0; i < op->c; i++) {
+    const float s = fbits(op->fparam);
+    const uint32_t n = op->c; /* a local: the int8 stores may alias the table */
+    for (uint32_t i = 0; i < n; i++) {
         float p = x[i] * s;
         int32_t q;
         __asm__("fcvt.w.s %0, %1, rne" : "=r"(q) : "f"(p));
@@ -242,8 +243,10 @@ static void act(const rvm_op *op)
         if (op->flags & RVM_F_FP32)
             ((float *)op->dst)[i] = act_f(op->act, ((const float *)op->src)[i],
                                           fbits(op->fparam));
-        else
-            ((int8_t *)op->dst)[i] = (int8_t)NPU_RELU(((const int8_t *)op->src)[i]);
+        else {
+            int32_t v = ((const int8_t *)op->src)[i];
+            ((int8_t *)op->dst)[i] = (int8_t)(op->act == RVM_ACT_RELU ? NPU_RELU(v) : v);
+        }
     }
 }
 
