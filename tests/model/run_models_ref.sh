@@ -3,7 +3,7 @@
 # with a lowering, their outputs compared with the float64 NumPy reference
 # (tests/model/ref/onnx_ref.py --compare) within the tolerance of the target's arithmetic
 # (docs/models.md gives each and why); the class agreement is printed.
-# usage: run_models_ref.sh NPUKIT PYTHON SOURCE_DIR TARGET:ATOL:RTOL...
+# usage: run_models_ref.sh NPUKIT PYTHON SOURCE_DIR TARGET[:SETTINGS]:ATOL:RTOL...
 #   (host: the plan's float64 run written as float32, so 1e-6 relative)
 set -u
 NPK=$1 PY=$2 SRC=$3
@@ -15,7 +15,8 @@ ok() { pass=$((pass + 1)); }
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 M=$SRC/models/onnx
 for spec in "$@"; do
-  IFS=: read -r t atol rtol <<<"$spec"
+  t=${spec%:*:*}
+  IFS=: read -r atol rtol <<<"${spec#"$t":}"
   for m in mlp lenet; do
     out=$("$NPK" run-model -t "$t" --calib "$M/${m}_samples.npy" --input "$M/${m}_samples.npy" \
           --output "$T/$m.$t.npy" "$M/$m.onnx" 2>&1)
