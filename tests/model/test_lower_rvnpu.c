@@ -736,7 +736,8 @@ int main(void)
     calibrate(&mlp, xm, 4);
     uint64_t seed_insns = check_plan("mlp", &mlp, xm, "");
     uint64_t rev2_insns = check_plan("mlp", &mlp, xm, "isa_rev=rev2");
-    NPK_CHECK(seed_insns > 0 && rev2_insns == seed_insns); /* no vector above 256 here */
+    /* no vector above 256 here: rev2 costs at most its chunk tests (none with clang) */
+    NPK_CHECK(seed_insns > 0 && rev2_insns >= seed_insns && rev2_insns < seed_insns + 100);
     check_plan("mlp", &mlp, xm, "precision=fp32");
     check_compile(&mlp, xm);
 
