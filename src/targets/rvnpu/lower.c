@@ -37,6 +37,7 @@ typedef struct rv_prog {
     uint32_t ram_size;       /* RAM the run needs (a multiple of 4 KiB, at least 4 MiB) */
     uint32_t n_in, n_out;
     uint64_t macs;           /* VMAC/FVMAC elements of one inference */
+    uint64_t budget;         /* instructions one inference cannot need more than */
     int rev2;
 } rv_prog;
 
@@ -526,7 +527,8 @@ static int build(const npk_plan *p, const char *settings, rv_prog *out, char *er
         return -1;
     }
     if (!s.fp32 && !p->calibrated) {
-        snprintf(err, err_size, "int8 needs a calibrated plan (or use precision=fp32)");
+        snprintf(err, err_size, "int8 needs a calibrated plan (npukit: --calib X.npy), or "
+                 "precision=fp32");
         return -1;
     }
     for (size_t i = 0; i < p->n_layers; i++)
@@ -588,14 +590,17 @@ static int build(const npk_plan *p, const char *settings, rv_prog *out, char *er
         out->n_in = (uint32_t)p->tensors[0].elems;
         out->n_out = (uint32_t)p->tensors[nt - 1].elems;
         out->rev2 = s.rev2;
+        uint64_t work = 0; /* elements touched: each costs the firmware a few dozen steps */
         for (size_t i = 0; i < p->n_layers; i++) {
             const npk_layer *l = &p->layers[i];
+            uint64_t oe = p->tensors[l->out].elems, win = (uint64_t)(l->kh * l->kw);
             if (l->kind == NPK_LAYER_DENSE)
                 out->macs += (uint64_t)l->n_in * (uint64_t)l->n_out;
             else if (l->kind == NPK_LAYER_CONV)
-                out->macs += (uint64_t)p->tensors[l->out].elems * (uint64_t)l->n_in *
-                             (uint64_t)(l->kh * l->kw);
+                out->macs += oe * (uint64_t)l->n_in * win;
+            work += oe * (1 + win) + p->tensors[l->in].elems;
         }
+        out->budget = 200 * (out->macs + work) + 1000000;
     }
     free(e.ops);
     free(blob);
@@ -703,8 +708,13 @@ static int rv_infer(void *session, const float *x, float *y, npk_lower_stats *st
         npk_stats_get(m, &a) != NPK_OK)
         goto fail;
     uint64_t i0 = a.insns, c0 = a.cycles;
-    if (npk_run(m, 0, &stop) != NPK_OK)
+    if (npk_run(m, s->pr.budget, &stop) != NPK_OK)
         goto fail;
+    if (stop.reason == NPK_STOP_BUDGET) {
+        snprintf(err, err_size, "the model firmware did not finish within %llu instructions",
+                 (unsigned long long)s->pr.budget);
+        return -1;
+    }
     if (stop.reason != NPK_STOP_EXIT || stop.exit_code != 0) {
         snprintf(err, err_size, "the model firmware stopped: %s (exit %lld)",
                  stop.message[0] ? stop.message : "no message", (long long)stop.exit_code);
