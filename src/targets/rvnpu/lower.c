@@ -2,8 +2,9 @@
  * table of the generic model firmware (model_fw/model_fw.c, built with the SDK toolchain and
  * embedded here), added to the firmware's ELF as a second loadable segment at RVM_BASE, with
  * the symbols model_input and model_output (float). int8 (default) runs the integer NPU with
- * per-channel requantisation by an integer multiplier and shift; `precision=fp32` runs the
- * float weights on the FP NPU. Settings: precision=int8|fp32, isa_rev=seed|rev2. */
+ * per-channel requantisation by an integer multiplier and shift (activations other than ReLU
+ * in binary32 between a dequantisation and a quantisation); `precision=fp32` runs the float
+ * weights on the FP NPU. Settings: precision=int8|fp32, isa_rev=seed|rev2. */
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -191,6 +192,13 @@ static uint32_t act_code(npk_act a)
     return RVM_ACT_NONE;
 }
 
+/* int8: an activation the integer NPU lacks, applied in binary32 between a dequantisation and
+ * a quantisation (RVM_F_FACT). */
+static int float_act(npk_act a)
+{
+    return a != NPK_ACT_NONE && a != NPK_ACT_RELU;
+}
+
 /* A tensor as (C, H, W): features are (n, 1, 1). */
 static void dims3(const npk_ptensor *t, uint32_t d[3])
 {
@@ -265,10 +273,6 @@ static int check_layer(const npk_plan *p, size_t i, const rv_settings *s, char *
         return npk_lower_fail(err, err_size, p, i, "layer kind %d is not supported by rvnpu",
                               (int)l->kind);
     }
-    if (!s->fp32 && l->act != NPK_ACT_NONE && l->act != NPK_ACT_RELU)
-        return npk_lower_fail(err, err_size, p, i, "int8: activation %s is not supported (the "
-                              "integer NPU has ReLU and CLAMP; GELU8 has a fixed 1/32 scale): "
-                              "use precision=fp32", npk_act_name(l->act));
     if ((l->kind == NPK_LAYER_MAXPOOL || l->kind == NPK_LAYER_AVGPOOL ||
          l->kind == NPK_LAYER_SOFTMAX) && l->act != NPK_ACT_NONE)
         return npk_lower_fail(err, err_size, p, i, "activation %s after %s is not supported",
@@ -317,6 +321,12 @@ static int emit_layer(rv_emit *e, const npk_plan *p, size_t i, const rv_settings
     if (l->kind == NPK_LAYER_ACT) {
         op->c = (uint32_t)in->elems;
         scale[l->out] = scale[l->in];
+        if (!s->fp32 && float_act(l->act)) {
+            scale[l->out] = out->scale;
+            op->flags |= RVM_F_FACT;
+            op->fscale_in = f32bits((float)scale[l->in]);
+            op->fscale_out = f32bits((float)(1.0 / out->scale));
+        }
         return 0;
     }
     if (l->kind == NPK_LAYER_AVGPOOL && l->count_include_pad)
@@ -336,9 +346,12 @@ static int emit_layer(rv_emit *e, const npk_plan *p, size_t i, const rv_settings
         return 0;
     }
     op->wts = put_i8s(e, l->wq, m * k);
+    int fact = float_act(l->act);
     int32_t *bias = malloc(m * sizeof *bias), *mult = malloc(m * sizeof *mult),
             *shift = malloc(m * sizeof *shift);
-    int rc = bias && mult && shift ? 0 : npk_lower_fail(err, err_size, p, i, "out of memory");
+    float *accs = malloc(m * sizeof *accs);
+    int rc = bias && mult && shift && accs ? 0
+                                           : npk_lower_fail(err, err_size, p, i, "out of memory");
     for (size_t o = 0; rc == 0 && o < m; o++) {
         double acc_scale = scale[l->in] * l->wscale[o];
         double bq = l->b ? nearbyint(l->b[o] / acc_scale) : 0.0;
@@ -348,20 +361,26 @@ static int emit_layer(rv_emit *e, const npk_plan *p, size_t i, const rv_settings
                                 o, l->b ? l->b[o] : 0.0, bq);
         bias[o] = (int32_t)bq;
         mult[o] = shift[o] = 0;
-        if (rc == 0 && !out32 && quant_multiplier(acc_scale / scale[l->out], &mult[o], &shift[o]))
+        accs[o] = (float)acc_scale;
+        if (rc == 0 && !out32 && !fact && quant_multiplier(acc_scale / scale[l->out], &mult[o], &shift[o]))
             rc = npk_lower_fail(err, err_size, p, i, "int8: channel %zu: the requantisation "
                                 "factor %g is outside 2^-31..2^30", o,
                                 acc_scale / scale[l->out]);
     }
     if (rc == 0) {
         op->bias = put_i32s(e, bias, m);
-        if (out32)
-            op->flags |= RVM_F_OUT32;
-        else {
+        if (out32) {
+            op->flags |= RVM_F_OUT32; /* a float activation follows in the DEQUANT */
+        } else if (fact) {
+            op->flags |= RVM_F_FACT;
+            op->mult = put_f32s(e, accs, m);
+            op->fscale_out = f32bits((float)(1.0 / out->scale));
+        } else {
             op->mult = put_i32s(e, mult, m);
             op->shift = put_i32s(e, shift, m);
         }
     }
+    free(accs);
     free(bias);
     free(mult);
     free(shift);
@@ -409,6 +428,10 @@ static int emit(rv_emit *e, const npk_plan *p, const rv_settings *s, uint32_t *t
     rvm_op *d = add_op(e, RVM_OP_DEQUANT, out32 ? RVM_F_OUT32 : 0, tbuf[last + 1],
                        soft ? tbuf[nt - 1] : io[1]);
     size_t ch = out32 ? (size_t)l->n_out : 1;
+    if (out32 && float_act(l->act)) {
+        d->act = act_code(l->act);
+        d->fparam = f32bits((float)l->alpha);
+    }
     d->c = (uint32_t)ch;
     d->h = (uint32_t)(t->elems / ch);
     float *fs = malloc(ch * sizeof *fs);

@@ -79,18 +79,23 @@ static float act_f(uint32_t act, float v, float alpha)
     }
 }
 
+/* clamp(rne(v * inv), -127, 127) */
+static int8_t quant1(float v, float inv)
+{
+    float p = v * inv;
+    int32_t q;
+    __asm__("fcvt.w.s %0, %1, rne" : "=r"(q) : "f"(p));
+    return (int8_t)(q > 127 ? 127 : q < -127 ? -127 : q);
+}
+
 static void quant(const rvm_op *op)
 {
     const float *x = (const float *)op->src;
     int8_t *y = (int8_t *)op->dst;
     const float s = fbits(op->fparam);
     const uint32_t n = op->c; /* a local: the int8 stores may alias the table */
-    for (uint32_t i = 0; i < n; i++) {
-        float p = x[i] * s;
-        int32_t q;
-        __asm__("fcvt.w.s %0, %1, rne" : "=r"(q) : "f"(p));
-        y[i] = (int8_t)(q > 127 ? 127 : q < -127 ? -127 : q);
-    }
+    for (uint32_t i = 0; i < n; i++)
+        y[i] = quant1(x[i], s);
 }
 
 /* One output position of DENSE/CONV: every output channel's dot product with `row` (the
@@ -101,6 +106,9 @@ static void channels_i8(const rvm_op *op, const int8_t *row, uint32_t k, uint32_
                         uint32_t step)
 {
     const uint32_t m = op->m, out32 = op->flags & RVM_F_OUT32, relu = op->act == RVM_ACT_RELU;
+    const uint32_t fact = op->flags & RVM_F_FACT, act = op->act;
+    const float alpha = fbits(op->fparam), inv_out = fbits(op->fscale_out);
+    const float *accs = (const float *)op->mult;
     const int8_t *w = (const int8_t *)op->wts;
     const int32_t *bias = (const int32_t *)op->bias, *mult = (const int32_t *)op->mult,
                   *shift = (const int32_t *)op->shift;
@@ -112,6 +120,10 @@ static void channels_i8(const rvm_op *op, const int8_t *row, uint32_t k, uint32_
         int32_t acc = (int32_t)((uint32_t)NPU_RSTACC() + (uint32_t)bias[o]);
         if (out32) {
             y32[o * step] = relu ? NPU_RELU(acc) : acc;
+            continue;
+        }
+        if (fact) {
+            y8[o * step] = quant1(act_f(act, (float)acc * accs[o], alpha), inv_out);
             continue;
         }
         int32_t v = NPU_CLAMP(requant(acc, mult[o], shift[o]));
@@ -239,13 +251,17 @@ static void pool(const rvm_op *op)
 
 static void act(const rvm_op *op)
 {
+    const float alpha = fbits(op->fparam), s_in = fbits(op->fscale_in),
+                inv_out = fbits(op->fscale_out);
     for (uint32_t i = 0; i < op->c; i++) {
         if (op->flags & RVM_F_FP32)
-            ((float *)op->dst)[i] = act_f(op->act, ((const float *)op->src)[i],
-                                          fbits(op->fparam));
+            ((float *)op->dst)[i] = act_f(op->act, ((const float *)op->src)[i], alpha);
         else {
             int32_t v = ((const int8_t *)op->src)[i];
-            ((int8_t *)op->dst)[i] = (int8_t)(op->act == RVM_ACT_RELU ? NPU_RELU(v) : v);
+            if (op->flags & RVM_F_FACT)
+                ((int8_t *)op->dst)[i] = quant1(act_f(op->act, (float)v * s_in, alpha), inv_out);
+            else
+                ((int8_t *)op->dst)[i] = (int8_t)(op->act == RVM_ACT_RELU ? NPU_RELU(v) : v);
         }
     }
 }
@@ -257,7 +273,7 @@ static void dequant(const rvm_op *op)
         for (uint32_t j = 0; j < op->h; j++, i++) {
             int32_t v = op->flags & RVM_F_OUT32 ? ((const int32_t *)op->src)[i]
                                                 : ((const int8_t *)op->src)[i];
-            ((float *)op->dst)[i] = (float)v * scale[k];
+            ((float *)op->dst)[i] = act_f(op->act, (float)v * scale[k], fbits(op->fparam));
         }
 }
 

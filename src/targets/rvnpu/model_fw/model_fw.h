@@ -26,7 +26,10 @@ enum {
 enum {
     RVM_F_FP32 = 1,      /* float tensors and weights (the FP NPU) */
     RVM_F_OUT32 = 2,     /* int8 DENSE/CONV: keep the int32 accumulator (+ bias, ReLU) */
-    RVM_F_PAD_COUNT = 4  /* AVGPOOL: padded positions count in the divisor */
+    RVM_F_PAD_COUNT = 4, /* AVGPOOL: padded positions count in the divisor */
+    RVM_F_FACT = 8       /* int8 DENSE/CONV/ACT: the activation in float, between the
+                          * dequantisation (mult: float scales; ACT: fscale_in) and the
+                          * quantisation by fscale_out */
 };
 
 enum { RVM_ACT_NONE, RVM_ACT_RELU, RVM_ACT_LEAKY, RVM_ACT_GELU, RVM_ACT_TANH, RVM_ACT_SIGMOID };
@@ -46,10 +49,12 @@ typedef struct rvm_op {
     uint32_t kh, kw, sh, sw, pt, pl;
     /* DENSE/CONV: wts int8[m][k] (float with RVM_F_FP32), bias int32[m] (float), and for int8
      * results the requantisation mult int32[m], shift int32[m]; scratch: the im2col row.
-     * DEQUANT: mult = float scales[c]. */
+     * RVM_F_FACT: mult = float scales[m] (s_in * wscale). DEQUANT: mult = float scales[c],
+     * then the activation `act`. */
     uint32_t wts, bias, mult, shift, scratch;
     uint32_t fparam;         /* float bits: QUANT 1/scale, ACT LeakyRelu alpha */
-    uint32_t reserved[9];
+    uint32_t fscale_in, fscale_out; /* float bits, RVM_F_FACT: s_in (ACT), 1/s_out */
+    uint32_t reserved[7];
 } rvm_op;                    /* 128 bytes */
 
 #endif
