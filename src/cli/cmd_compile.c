@@ -222,9 +222,14 @@ int npk_cmd_compile(int argc, char **argv)
     }
     f = NULL;
     fputs(note, info);
-    fprintf(info, "%s: %s -> %s (%s): %zu cycles (reset + host load %zu, %zu per step x %u)%s\n",
-            prog, name, output, tt_format_names[net.format], c.cycles, c.load_cycles,
-            c.step_cycles, net.steps, net.eval ? " + evaluation pass" : "");
+    if (net.steps)
+        fprintf(info, "%s: %s -> %s (%s): %zu cycles (reset + host load %zu, %zu per step x "
+                      "%u)%s\n", prog, name, output, tt_format_names[net.format], c.cycles,
+                c.load_cycles, c.step_cycles, net.steps, net.eval ? " + evaluation pass" : "");
+    else
+        fprintf(info, "%s: %s -> %s (%s): %zu cycles (reset + host load %zu, inference: forward "
+                      "passes %zu)\n", prog, name, output, tt_format_names[net.format], c.cycles,
+                c.load_cycles, c.cycles - c.load_cycles);
     char settings[128];
     tt_run_settings(&net, settings, sizeof settings);
     fprintf(info, "run with: npukit run -t tinytpu:%s %s\n", settings, output);

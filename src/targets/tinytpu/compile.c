@@ -82,7 +82,7 @@ int tt_net_parse(const char *src, const char *name, tt_net *net, char *err, size
 {
     net_defaults(net);
     int rc = -1, have_alpha = 0, have_lr = 0, have_layers = 0;
-    unsigned batch = 0, line_no = 0, nx = 0, ny = 0, capx = 0, capy = 0;
+    unsigned batch = 0, line_no = 0, alpha_line = 0, steps_line = 0, infer_line = 0, nx = 0, ny = 0, capx = 0, capy = 0;
     unsigned wrows[TT_NET_MAX_LAYERS] = {0}, have_b[TT_NET_MAX_LAYERS] = {0};
     int16_t *xs = NULL, *ys = NULL;
     char *tok[64];
@@ -136,8 +136,9 @@ int tt_net_parse(const char *src, const char *name, tt_net *net, char *err, size
                 net->ub_words = (unsigned)v;
             } else if (!strcmp(kw, "steps")) {
                 if (v < 1)
-                    FAIL("steps must be at least 1");
+                    FAIL("steps must be at least 1 (an inference is 'inference yes')");
                 net->steps = (unsigned)v;
+                steps_line = line_no;
             } else {
                 if (v < 1)
                     FAIL("batch must be at least 1");
@@ -190,6 +191,13 @@ int tt_net_parse(const char *src, const char *name, tt_net *net, char *err, size
                 net->bias_mode = TT_BIAS_IDENTITY;
             else
                 FAIL("'bias_update' takes auto, transition or identity");
+        } else if (!strcmp(kw, "inference")) {
+            if (nv == 1 && !strcmp(tok[1], "yes"))
+                infer_line = line_no;
+            else if (nv == 1 && !strcmp(tok[1], "no"))
+                infer_line = 0;
+            else
+                FAIL("'inference' takes yes or no");
         } else if (!strcmp(kw, "eval")) {
             if (nv == 1 && !strcmp(tok[1], "yes"))
                 net->eval = 1;
@@ -197,6 +205,19 @@ int tt_net_parse(const char *src, const char *name, tt_net *net, char *err, size
                 net->eval = 0;
             else
                 FAIL("'eval' takes yes or no");
+        } else if (!strncmp(kw, "alpha", 5) && isdigit((unsigned char)kw[5])) {
+            if (!have_layers)
+                FAIL("'%s' before 'layers' (the widths must come first)", kw);
+            char *end;
+            unsigned long v = strtoul(kw + 5, &end, 10);
+            int16_t q;
+            if (*end || v < 1 || v > net->L)
+                FAIL("unknown keyword '%s' (layers are 1 .. %u)", kw, net->L);
+            if (nv != 1 || tt_q_parse(tok[1], &q))
+                FAIL("'%s' takes one Q8.8 value (a decimal such as 0.75, or 0x00C0)", kw);
+            net->layer_alpha[v - 1] = (uint16_t)q;
+            net->layer_alpha_set |= 1u << (v - 1);
+            alpha_line = line_no;
         } else if (!strcmp(kw, "x") || !strcmp(kw, "y") ||
                    ((kw[0] == 'w' || kw[0] == 'b') && isdigit((unsigned char)kw[1]))) {
             if (!have_layers)
@@ -253,13 +274,27 @@ int tt_net_parse(const char *src, const char *name, tt_net *net, char *err, size
     line_no++; /* messages about what is missing point just past the end */
     if (!have_layers)
         FAIL("no 'layers' line");
-    if (!have_alpha)
-        FAIL("no 'alpha' line");
-    if (!have_lr)
-        FAIL("no 'lr' line");
+    if (infer_line && steps_line) {
+        line_no = infer_line > steps_line ? infer_line : steps_line;
+        FAIL("'inference yes' and 'steps' (line %u): an inference runs no training step",
+             infer_line < steps_line ? infer_line : steps_line);
+    }
+    if (infer_line)
+        net->steps = 0; /* inference: the forward passes only */
+    if (net->steps) { /* training needs α, lr and the targets; inference none of them */
+        if (!have_alpha)
+            FAIL("no 'alpha' line");
+        if (!have_lr)
+            FAIL("no 'lr' line");
+        if (net->layer_alpha_set) {
+            line_no = alpha_line;
+            FAIL("per-layer alpha is for inference only (steps 0): training uses one alpha in "
+                 "the forward and the derivative stages");
+        }
+    }
     if (!nx)
         FAIL("no 'x' rows (the batch inputs)");
-    if (ny != nx)
+    if (ny != nx && (net->steps || ny))
         FAIL("%u 'x' rows but %u 'y' rows", nx, ny);
     if (batch && batch != nx)
         FAIL("'batch %u' but %u 'x' rows", batch, nx);
@@ -296,6 +331,7 @@ typedef struct ctx {
     size_t err_size;
     unsigned N;
     uint8_t pathway;          /* level of the cycles being emitted */
+    uint16_t leak;            /* α of the cycles being emitted (net->alpha but in inference) */
     unsigned wp;              /* planned append pointer */
     size_t cap_map;
 } ctx;
@@ -317,7 +353,7 @@ static int cfail(ctx *x, const char *fmt, ...)
 static int emit(ctx *x, tt_cycle *cy, const tt_hostw *hw, unsigned nh)
 {
     cy->pathway = x->pathway;
-    cy->leak = x->net->alpha;
+    cy->leak = x->leak;
     cy->inv = x->c->inv;
     cy->lr = x->net->lr;
     if (tt_program_add(&x->c->prog, cy, hw, nh))
@@ -356,6 +392,18 @@ static unsigned tile_pos(unsigned N, unsigned R, unsigned C, unsigned r, unsigne
     return t0 * C + skew_pos(t, C, r - t0, c);
 }
 
+/* Position of (r, c) in a weight matrix of R x C: one skew-order block when R, C <= N; wider
+ * (inference tiling) as blocks of at most N x N, block rows in order, the blocks of a block
+ * row in order, each block in skew order (the shape one weight read takes). */
+static unsigned w_pos(unsigned N, unsigned R, unsigned C, unsigned r, unsigned c)
+{
+    if (R <= N && C <= N)
+        return skew_pos(R, C, r, c);
+    unsigned ob = r / N, ib = c / N;
+    unsigned to = R - ob * N < N ? R - ob * N : N, ti = C - ib * N < N ? C - ib * N : N;
+    return ob * N * C + ib * N * to + skew_pos(to, ti, r % N, c % N);
+}
+
 static int add_region(ctx *x, const char *name, tt_region_kind kind, int step, unsigned addr,
                       unsigned rows, unsigned cols)
 {
@@ -374,13 +422,20 @@ static int add_region(ctx *x, const char *name, tt_region_kind kind, int step, u
     return 0;
 }
 
-/* Store matrix m (rows x cols, row-major) into the prediction at addr in skew order. */
-static void put(ctx *x, unsigned addr, const int *m, unsigned rows, unsigned cols)
+typedef unsigned (*pos_fn)(unsigned N, unsigned R, unsigned C, unsigned r, unsigned c);
+
+/* Store matrix m (rows x cols, row-major) into the prediction at addr in the layout `pos`. */
+static void put_in(ctx *x, pos_fn pos, unsigned addr, const int *m, unsigned rows, unsigned cols)
 {
     for (unsigned r = 0; r < rows; r++)
         for (unsigned j = 0; j < cols; j++)
-            x->c->pred[addr + tile_pos(x->N, rows, cols, r, j)] =
-                (uint16_t)(m[r * cols + j] & 0xFFFF);
+            x->c->pred[addr + pos(x->N, rows, cols, r, j)] = (uint16_t)(m[r * cols + j] & 0xFFFF);
+}
+
+/* ... in the layout of results (tile_pos) */
+static void put(ctx *x, unsigned addr, const int *m, unsigned rows, unsigned cols)
+{
+    put_in(x, tile_pos, addr, m, rows, cols);
 }
 
 /* Append a VPU result (rows x cols) at wp: map entry + prediction. Returns its address. */
@@ -466,9 +521,58 @@ static int host_load(ctx *x, const int *words, unsigned n)
     return 0;
 }
 
-static int lrelu(const ctx *x, int z)
+static int lrelu(int z, int alpha)
 {
-    return z >= 0 ? z : tt_q_mul(z, (int16_t)x->net->alpha);
+    return z >= 0 ? z : tt_q_mul(z, alpha);
+}
+
+/* Input tiles of layer l: 1 when it fits the array, else ceil(d_l / N) (inference, B = 1). */
+static unsigned in_tiles(const tt_net *n, unsigned l)
+{
+    return (n->d[l] + n->N - 1) / n->N;
+}
+
+/* A layer wider than the array (inference, batch 1): for each input tile i (of at most N
+ * inputs), one forward pass per output tile o over the N x N weight block (o, i). The bias
+ * vector of the pass is b's tile o for i = 0, and for i > 0 the previous input tile's result
+ * of output tile o, so the VPU's bias stage adds the partial sums. Passes before the last
+ * input tile run with α = 1.0 (h = z exactly); the last with the layer's α. Each round of
+ * output tiles appends one 1 x d_out row (row-major: B = 1): the partial sums (junk) and, last,
+ * H. Model: z = add(mul(x_k, w_k), z) over the tile's inputs in order, then add(z, bias). */
+static int wide_layer(ctx *x, unsigned l, unsigned ain, unsigned aw, unsigned ab, const int *in,
+                      const int *W, const int *b, int *h, int la, unsigned *ah)
+{
+    const unsigned N = x->N, din = x->net->d[l], dout = x->net->d[l + 1];
+    const unsigned nti = in_tiles(x->net, l);
+    unsigned prev = ab; /* where the bias vector of round i starts */
+    char nm[32];
+    for (unsigned i = 0; i < nti; i++) {
+        unsigned i0 = i * N, ti = din - i0 < N ? din - i0 : N, last = i + 1 == nti;
+        for (unsigned j = 0; j < dout; j++) {
+            int z = 0;
+            for (unsigned k = i0; k < i0 + ti; k++)
+                z = tt_q_add(tt_q_mul(in[k], W[(size_t)j * din + k]), z);
+            z = tt_q_add(z, i == 0 ? b[j] : h[j]);
+            h[j] = last ? lrelu(z, la) : z;
+        }
+        x->leak = last ? (uint16_t)la : 0x0100;
+        for (unsigned o0 = 0; o0 < dout; o0 += N) {
+            unsigned to = dout - o0 < N ? dout - o0 : N;
+            rd wt = weight_read(aw + o0 * din + i0 * to, to, ti, 1);
+            rd in_rd = {TT_CH_INPUT, ain + i0, 1, ti, 0, 0};
+            rd sides[] = {{TT_CH_BIAS, prev + o0, 1, to, 0, N}};
+            if (pass(x, 0xC, 2, wt, in_rd, 1, to, sides, 1))
+                return -1;
+        }
+        if (last)
+            snprintf(nm, sizeof nm, "H%u", l + 1);
+        else
+            snprintf(nm, sizeof nm, "H%u partial %u", l + 1, i + 1);
+        if (append(x, nm, last ? TT_R_RESULT : TT_R_JUNK, (int)x->net->steps, h, 1, dout, &prev))
+            return -1;
+    }
+    *ah = prev;
+    return 0;
 }
 
 /* Words the whole program appends (host load, steps, evaluation). */
@@ -476,18 +580,18 @@ static unsigned long words_needed(const tt_net *n, int ident, unsigned long *hos
                                   unsigned long *step, unsigned long *eval)
 {
     unsigned L = n->L, B = n->B, tiles = (B + n->N - 1) / n->N;
-    unsigned long h = (unsigned long)B * (n->d[0] + n->d[L]), s = 0, e = 0;
+    unsigned long h = (unsigned long)B * (n->d[0] + (n->steps ? n->d[L] : 0)), s = 0, e = 0;
     for (unsigned l = 0; l < L; l++) {
         h += (unsigned long)n->d[l + 1] * n->d[l] + n->d[l + 1];
         s += (unsigned long)B * n->d[l + 1];                        /* dZ */
         if (l + 1 < L)
             s += (unsigned long)B * n->d[l + 1];                    /* H */
         s += (unsigned long)tiles * n->d[l + 1] * n->d[l];          /* weight-gradient junk */
-        e += (unsigned long)B * n->d[l + 1];
+        e += (unsigned long)in_tiles(n, l) * B * n->d[l + 1];       /* H (and partial sums) */
     }
     if (ident)
         h += (unsigned long)n->d[L] * n->d[L], s += (unsigned long)B * n->d[L];
-    *host = h, *step = s, *eval = n->eval ? e : 0;
+    *host = h, *step = s, *eval = n->eval || !n->steps ? e : 0;
     return h + s * n->steps + *eval;
 }
 
@@ -503,7 +607,7 @@ void tt_compiled_free(tt_compiled *c)
 int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
 {
     memset(out, 0, sizeof *out);
-    ctx cx = {net, out, err, err_size, net->N, 0, 0, 0};
+    ctx cx = {net, out, err, err_size, net->N, 0, net->alpha, 0, 0};
     ctx *x = &cx;
     unsigned N = net->N, L = net->L, B = net->B;
     int rc = -1;
@@ -519,12 +623,16 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
         return cfail(x, "lanes %u out of range (2..%u)", N, TT_MAX_N);
     if (L < 1 || L > TT_NET_MAX_LAYERS || B < 1)
         return cfail(x, "no layers or no batch");
+    /* inference with B = 1 tiles wider layers: the partial sum of an input tile is the next
+     * tile's bias vector (docs/tinytpu-compiler.md, "Inference and tiling") */
+    const int infer = net->steps == 0;
     for (unsigned l = 0; l <= L; l++)
-        if (net->d[l] > N)
-            return cfail(x, "layer width d%u = %u exceeds the array size N = %u: contractions "
-                            "cannot be tiled (rule 1: the UB cannot add partial sums), so every "
-                            "width must be at most N (use lanes >= %u)", l, net->d[l], N,
-                         net->d[l]);
+        if (net->d[l] > N && !(infer && B == 1))
+            return cfail(x, "layer width d%u = %u exceeds the array size N = %u: training "
+                            "contractions cannot be tiled (rule 1: the UB cannot add partial "
+                            "sums), so every width must be at most N (use lanes >= %u); only "
+                            "inference (steps 0) with batch 1 tiles wider layers", l, net->d[l],
+                         N, net->d[l]);
     /* rule 7: for N >= 3, a batch larger than N and a width >= 3 make every pass run per batch
      * tile, each tile's results a skew-order block of their own */
     int tiled = 0;
@@ -539,8 +647,8 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
         N != 2)
         return cfail(x, "format %s exists only for lanes = 2 (C2.4); use wfull, port or asm",
                      tt_format_names[net->format]);
-    int ident = net->bias_mode == TT_BIAS_IDENTITY ||
-                (net->bias_mode == TT_BIAS_AUTO && (B >= 8 || tiled));
+    int ident = !infer && (net->bias_mode == TT_BIAS_IDENTITY ||
+                           (net->bias_mode == TT_BIAS_AUTO && (B >= 8 || tiled)));
     if (net->bias_mode == TT_BIAS_TRANSITION && tiled)
         return cfail(x, "bias_update transition with batch tiling (N = %u, batch %u, a width >= "
                         "3): later tiles would read the bias the earlier tiles' transition "
@@ -562,6 +670,9 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
     unsigned long need = words_needed(net, ident, &hw_, &sw_, &ew_);
     if (need > net->ub_words) {
         unsigned long fit = net->ub_words > hw_ + ew_ ? (net->ub_words - hw_ - ew_) / sw_ : 0;
+        if (infer)
+            return cfail(x, "the inference needs %lu UB words (host load %lu, forward passes "
+                            "%lu) but the UB has %u words", need, hw_, ew_, net->ub_words);
         return cfail(x, "the program needs %lu UB words (host load %lu, %lu per step x %u "
                         "step%s%s) but the UB has %u words; at most %lu step%s fit%s", need, hw_,
                      sw_, net->steps, net->steps == 1 ? "" : "s",
@@ -569,7 +680,7 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
                      fit == 1 ? "s" : "");
     }
     out->pred = calloc(net->ub_words, sizeof *out->pred);
-    out->loss = calloc(net->steps, sizeof *out->loss);
+    out->loss = calloc(net->steps ? net->steps : 1, sizeof *out->loss);
     if (!out->pred || !out->loss)
         goto oom;
 
@@ -602,32 +713,35 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
         if (emit(x, &cy, NULL, 0))
             goto fail;
         unsigned n = 0;
-#define HOSTMAT(name, kind, m, R, C, aptr)                                                  \
+#define HOSTMAT(name, kind, m, R, C, aptr, pos)                                             \
     do {                                                                                    \
         *(aptr) = n;                                                                        \
         if (add_region(x, name, kind, -1, n, R, C))                                         \
             goto fail;                                                                      \
         for (unsigned r_ = 0; r_ < (R); r_++)                                               \
             for (unsigned c_ = 0; c_ < (C); c_++)                                           \
-                host[n + tile_pos(N, R, C, r_, c_)] = (m)[r_ * (C) + c_];                   \
+                host[n + pos(N, R, C, r_, c_)] = (m)[r_ * (C) + c_];                        \
         n += (R) * (C);                                                                     \
     } while (0)
-        HOSTMAT("X", TT_R_DATA, act[0], B, net->d[0], &aX);
-        for (size_t i = 0; i < (size_t)B * net->d[L]; i++) /* tmp holds max(B, N) x N */
-            tmp[i] = net->Y[i];
-        HOSTMAT("Y", TT_R_DATA, tmp, B, net->d[L], &aY);
+        HOSTMAT("X", TT_R_DATA, act[0], B, net->d[0], &aX, tile_pos);
+        aY = n;
+        if (!infer) { /* widths <= N here: tmp holds max(B, N) x N */
+            for (size_t i = 0; i < (size_t)B * net->d[L]; i++)
+                tmp[i] = net->Y[i];
+            HOSTMAT("Y", TT_R_DATA, tmp, B, net->d[L], &aY, tile_pos);
+        }
         for (unsigned l = 0; l < L; l++) {
             char nm[16];
             snprintf(nm, sizeof nm, "W%u", l + 1);
-            HOSTMAT(nm, TT_R_PARAM, W[l], net->d[l + 1], net->d[l], &aW[l]);
+            HOSTMAT(nm, TT_R_PARAM, W[l], net->d[l + 1], net->d[l], &aW[l], w_pos);
             snprintf(nm, sizeof nm, "b%u", l + 1);
-            HOSTMAT(nm, TT_R_PARAM, bv[l], 1, net->d[l + 1], &ab[l]);
+            HOSTMAT(nm, TT_R_PARAM, bv[l], 1, net->d[l + 1], &ab[l], tile_pos);
         }
         if (ident) {
             unsigned dL = net->d[L];
             for (unsigned i = 0; i < dL * dL; i++)
                 tmp[i] = i % (dL + 1) == 0 ? 0x100 : 0;
-            HOSTMAT("I", TT_R_HELPER, tmp, dL, dL, &aI);
+            HOSTMAT("I", TT_R_HELPER, tmp, dL, dL, &aI, tile_pos);
         }
 #undef HOSTMAT
         for (unsigned i = 0; i < n; i++)
@@ -639,7 +753,7 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
 
     const int16_t *Y = net->Y;
     const int inv = (int16_t)out->inv, lr = (int16_t)net->lr, alpha = (int16_t)net->alpha;
-    unsigned total_steps = net->steps + (net->eval ? 1 : 0);
+    unsigned total_steps = net->steps + (net->eval || infer ? 1 : 0);
     const unsigned TR = tiled ? N : B; /* rows per pass (rule 7) */
     for (unsigned st = 0; st < total_steps; st++) {
         int evalp = st == net->steps;
@@ -650,6 +764,15 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
             unsigned din = net->d[l], dout = net->d[l + 1];
             int trans = l + 1 == L && !evalp;
             unsigned ain = l == 0 ? aX : aH[l];
+            const int la = net->layer_alpha_set >> l & 1 ? (int16_t)net->layer_alpha[l] : alpha;
+            x->leak = (uint16_t)la;
+            if (din > N || dout > N) { /* inference, B = 1: tiled (wide) layer */
+                if (wide_layer(x, l, ain, aW[l], ab[l], act[l], W[l], bv[l], act[l + 1], la,
+                               &aH[l + 1]))
+                    goto fail;
+                x->leak = net->alpha;
+                continue;
+            }
             /* model: Z = act[l] W^T (row 0's product first) + b, lrelu */
             double loss = 0;
             for (unsigned r = 0; r < B; r++)
@@ -657,9 +780,9 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
                     int z = 0;
                     for (unsigned k = 0; k < din; k++)
                         z = tt_q_add(tt_q_mul(act[l][r * din + k], W[l][j * din + k]), z);
-                    int h = lrelu(x, tt_q_add(z, bv[l][j]));
+                    int h = lrelu(tt_q_add(z, bv[l][j]), la);
                     act[l + 1][r * dout + j] = h;
-                    if (trans || (evalp && l + 1 == L)) {
+                    if (trans || (evalp && l + 1 == L && Y)) {
                         int y = Y[r * dout + j];
                         double e = (h - y) / 256.0;
                         loss += e * e;
@@ -684,6 +807,7 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
                     goto fail;
                 if (evalp && l + 1 == L)
                     out->eval_loss = loss;
+                x->leak = net->alpha;
                 continue;
             }
             out->loss[st] = loss;
@@ -782,7 +906,7 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
     }
     /* final parameters into the prediction */
     for (unsigned l = 0; l < L; l++) {
-        put(x, aW[l], W[l], net->d[l + 1], net->d[l]);
+        put_in(x, w_pos, aW[l], W[l], net->d[l + 1], net->d[l]);
         put(x, ab[l], bv[l], 1, net->d[l + 1]);
     }
     out->words = x->wp;

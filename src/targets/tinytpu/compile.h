@@ -22,7 +22,9 @@ typedef enum tt_bias_mode {
 
 /* An MLP training job (the description file, or built in code). Matrices are row-major int16
  * Q8.8 patterns: X is B x d[0], Y is B x d[L], W[l] is d[l+1] x d[l] (out x in, torch layout),
- * b[l] has d[l+1] entries (layer l + 1 of the spec is index l here). */
+ * b[l] has d[l+1] entries (layer l + 1 of the spec is index l here). With steps 0 the job is
+ * an inference (forward passes only); then, with B = 1, widths above N are tiled over passes
+ * (docs/tinytpu-compiler.md, "Inference and tiling"). */
 typedef struct tt_net {
     unsigned N, ub_words;
     unsigned L;                          /* layers */
@@ -30,8 +32,14 @@ typedef struct tt_net {
     unsigned B;                          /* batch */
     uint16_t alpha, lr, inv;
     int inv_set;                         /* inv given (else round(2/B * 256)) */
-    unsigned steps;                      /* training steps (>= 1) */
+    unsigned steps;                      /* training steps; 0: inference only (the forward
+                                            pass of `eval`, no Y loaded, no training) */
     int eval;                            /* append a forward pass after the last step */
+    /* Inference only (steps 0): layer l's forward passes use layer_alpha[l] as the leaky-ReLU
+     * factor when bit l of layer_alpha_set is set, else alpha. 0 is ReLU, 0x0100 (1.0) no
+     * activation (mul(h, 1.0) = h exactly). */
+    uint16_t layer_alpha[TT_NET_MAX_LAYERS];
+    unsigned layer_alpha_set;
     tt_bias_mode bias_mode;
     tt_format format;                    /* output format: limits checked (B3/B4) */
     unsigned format_line;                /* the line of the `format` item (0: none, asm) */

@@ -301,6 +301,110 @@ static void test_formats(void)
     tt_net_free(&net);
 }
 
+/* inference (steps 0): per-layer alpha, no Y, and layers wider than N tiled over passes with the
+ * partial sum of an input tile fed back as the next tile's bias vector */
+static void expect_words(const char *what, const char *src, const unsigned *addr,
+                         const uint16_t *want, unsigned n, unsigned words)
+{
+    tt_net net;
+    tt_compiled c;
+    int rc = build(src, &net, &c);
+    NPK_REPORT(rc == 0, "%s: %s\n", what, err);
+    if (!rc) {
+        uint16_t ub[128];
+        NPK_CHECK(net.ub_words <= 128);
+        long bad = net.ub_words <= 128 ? tt_compiled_check(&net, &c, ub, err, sizeof err) : -1;
+        NPK_REPORT(bad == 0, "%s: self-check: %ld mismatches: %s\n", what, bad, err);
+        NPK_CHECK_EQ_U64(c.words, words);
+        for (unsigned i = 0; i < n && bad == 0; i++)
+            NPK_REPORT(ub[addr[i]] == want[i], "%s: UB word %u = 0x%04X, expected 0x%04X\n",
+                       what, addr[i], ub[addr[i]], want[i]);
+    }
+    tt_compiled_free(&c);
+    tt_net_free(&net);
+}
+
+static void gen_infer(unsigned N, const unsigned *d, unsigned L, unsigned B, unsigned seed)
+{
+    size_t cap = 1u << 16, n = 0;
+    char *src = malloc(cap), what[64];
+    NPK_CHECK(src != NULL);
+    if (!src)
+        return;
+    uint64_t x = 0x9E3779B97F4A7C15u ^ seed;
+    n += (size_t)snprintf(src + n, cap - n, "inference yes\nlanes %u\nub_words 4096\nlayers", N);
+    for (unsigned l = 0; l <= L; l++)
+        n += (size_t)snprintf(src + n, cap - n, " %u", d[l]);
+    n += (size_t)snprintf(src + n, cap - n, "\nalpha 0.125\nalpha%u 1\n", L); /* last: none */
+    if (L > 1)
+        n += (size_t)snprintf(src + n, cap - n, "alpha1 0\n");               /* first: ReLU */
+    for (unsigned l = 0; l <= 2 * L; l++) { /* x rows, then w<l> rows and b<l> per layer */
+        unsigned rows = l == 0 ? B : l % 2 ? d[(l + 1) / 2] : 1, cols = l == 0 ? d[0] :
+                        l % 2 ? d[(l - 1) / 2] : d[l / 2];
+        for (unsigned r = 0; r < rows; r++) {
+            n += (size_t)(l == 0 ? snprintf(src + n, cap - n, "x")
+                                 : snprintf(src + n, cap - n, "%c%u", l % 2 ? 'w' : 'b',
+                                            (l + 1) / 2));
+            for (unsigned c = 0; c < cols; c++) {
+                x = x * 6364136223846793005u + 1442695040888963407u;
+                int range = l == 0 ? 256 : 96; /* in 1/128: x up to +-2, weights +-0.75 */
+                int v = (int)((x >> 33) % (unsigned)(2 * range + 1)) - range;
+                n += (size_t)snprintf(src + n, cap - n, " %g", v / 128.0);
+            }
+            n += (size_t)snprintf(src + n, cap - n, "\n");
+        }
+    }
+    int k = snprintf(what, sizeof what, "inference N=%u: %u", N, d[0]);
+    for (unsigned l = 1; l <= L && k > 0 && (size_t)k < sizeof what; l++)
+        k += snprintf(what + k, sizeof what - (size_t)k, "-%u", d[l]);
+    if (k > 0 && (size_t)k < sizeof what)
+        snprintf(what + k, sizeof what - (size_t)k, ", batch %u", B);
+    NPK_CHECK(expect_ok(what, src) > 0);
+    free(src);
+}
+
+static void test_inference(void)
+{
+    /* N = 2, 3 inputs: tiles (1, 2) and (3). Round 1: mul(1, 0.5) + mul(2, 0.25) = 1.0, + b 0.5
+     * = 1.5 (0x0180, the partial sum, alpha 1.0); round 2: mul(3, 1) + 1.5 = 4.5 (0x0480), ReLU.
+     * Layout: X 0-2, W1 3-5 (blocks 1x2 at 3, 1x1 at 5), b1 6, partial 7, H1 8. */
+    static const unsigned a1[] = {7, 8};
+    static const uint16_t v1[] = {0x0180, 0x0480};
+    expect_words("inference 3-1 on N = 2", "inference yes\nlanes 2\nlayers 3 1\nalpha1 0\n"
+                 "x 1 2 3\nw1 0.5 0.25 1\nb1 0.5\n", a1, v1, 2, 9);
+    /* b1 -5: partial 1.0 - 5 = -4 (0xFC00), then -4 + 3 = -1, leaky 0.5: -0.5 (0xFF80) */
+    static const uint16_t v2[] = {0xFC00, 0xFF80};
+    expect_words("inference 3-1, leaky", "inference yes\nlanes 2\nlayers 3 1\nalpha1 0.5\n"
+                 "x 1 2 3\nw1 0.5 0.25 1\nb1 -5\n", a1, v2, 2, 9);
+    /* 3 outputs on N = 2: output tiles (rows 0-1) and (row 2), no activation (alpha 1.0):
+     * H = 2 * (0.5, -1, 0.25) + (0, 0, 1) = (1, -2, 1.5). X 0, W1 1-3, b1 4-6, H1 7-9. */
+    static const unsigned a3[] = {1, 2, 3, 7, 8, 9};
+    static const uint16_t v3[] = {0x0080, 0xFF00, 0x0040, 0x0100, 0xFE00, 0x0180};
+    expect_words("inference 1-3 on N = 2", "inference yes\nlanes 2\nlayers 1 3\nalpha1 1\n"
+                 "x 2\nw1 0.5\nw1 -1\nw1 0.25\nb1 0 0 1\n", a3, v3, 6, 10);
+    /* prediction == simulator, tiled and not, widths not multiples of N */
+    static const unsigned s1[] = {5, 3, 1}, s2[] = {3, 5, 2}, s3[] = {10, 7, 3}, s4[] = {4, 9, 6},
+                          s5[] = {19, 9, 12}, s6[] = {8, 8, 8}, s7[] = {40, 17, 5, 3}, s8[] = {1, 6, 2};
+    gen_infer(2, s1, 2, 1, 1);
+    gen_infer(2, s2, 2, 1, 2);
+    gen_infer(4, s3, 2, 1, 3);
+    gen_infer(4, s4, 2, 1, 4);
+    gen_infer(8, s5, 2, 1, 5);
+    gen_infer(8, s6, 2, 3, 6);  /* fits: a batch of 3 in one pass per layer */
+    gen_infer(4, s8, 2, 1, 7);
+    gen_infer(8, s7, 3, 1, 8);
+    gen_infer(3, s3, 2, 1, 9);
+    /* rejections */
+    expect_error("inference yes\nlanes 2\nlayers 3 1\nx 0 0 0\nx 0 0 0\nw1 0 0 0\nb1 0\n",
+                 "only inference (steps 0) with batch 1 tiles wider layers");
+    expect_error(XOR_HEAD "alpha2 0\n" XOR_DATA, "t.net:5: per-layer alpha is for inference only");
+    expect_error("inference yes\nsteps 2\nlayers 1 1\nx 0\nw1 0\nb1 0\n",
+                 "t.net:2: 'inference yes' and 'steps' (line 1)");
+    expect_error("inference yes\nlanes 2\nub_words 8\nlayers 3 1\nx 1 2 3\nw1 0.5 0.25 1\n"
+                 "b1 0.5\n", "the inference needs 9 UB words (host load 7, forward passes 2) but "
+                 "the UB has 8 words");
+}
+
 int main(void)
 {
     test_formats();
@@ -309,5 +413,6 @@ int main(void)
     test_map();
     test_networks();
     test_wide();
+    test_inference();
     return npk_test_done();
 }
