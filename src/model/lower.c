@@ -8,11 +8,13 @@
 
 extern const npk_lower_target npk_lower_pccx;
 extern const npk_lower_target npk_lower_rvnpu;
+extern const npk_lower_target npk_lower_tinytpu; /* src/targets/tinytpu/lower.c */
 
 /* One line per target with a lowering. */
 static const npk_lower_target *const targets[] = {
     &npk_lower_pccx,
     &npk_lower_rvnpu,
+    &npk_lower_tinytpu,
     NULL,
 };
 
