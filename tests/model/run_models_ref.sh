@@ -3,8 +3,9 @@
 # with a lowering, their outputs compared with the float64 NumPy reference
 # (tests/model/ref/onnx_ref.py --compare) within the tolerance of the target's arithmetic
 # (docs/models.md gives each and why); the class agreement is printed.
-# usage: run_models_ref.sh NPUKIT PYTHON SOURCE_DIR TARGET[:SETTINGS]:ATOL:RTOL...
-#   (host: the plan's float64 run written as float32, so 1e-6 relative)
+# usage: run_models_ref.sh NPUKIT PYTHON SOURCE_DIR [MODEL@]TARGET[:SETTINGS]:ATOL:RTOL...
+#   (host: the plan's float64 run written as float32, so 1e-6 relative; MODEL@: that model
+#   only, for a target that cannot run the others, e.g. mlp@tinytpu:0.25:0)
 set -u
 NPK=$1 PY=$2 SRC=$3
 shift 3
@@ -15,9 +16,11 @@ ok() { pass=$((pass + 1)); }
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 M=$SRC/models/onnx
 for spec in "$@"; do
+  only="mlp lenet"
+  case $spec in *@*) only=${spec%%@*} spec=${spec#*@} ;; esac
   t=${spec%:*:*}
   IFS=: read -r atol rtol <<<"${spec#"$t":}"
-  for m in mlp lenet; do
+  for m in $only; do
     out=$("$NPK" run-model -t "$t" --calib "$M/${m}_samples.npy" --input "$M/${m}_samples.npy" \
           --output "$T/$m.$t.npy" "$M/$m.onnx" 2>&1)
     if [ $? != 0 ]; then
