@@ -280,6 +280,10 @@ static void test_errors(void)
     expect_fail(&h.p, "", "layer 0 (node 0 'fc', Conv): tinytpu lowers dense layers only (this "
                           "is a conv layer)");
     h.l[0].kind = NPK_LAYER_DENSE;
+    h.l[1].kind = NPK_LAYER_ACT, h.l[1].op = "Tanh";
+    expect_fail(&h.p, "", "layer 1 (node 1 'fc', Tanh): tinytpu lowers dense layers only (this "
+                          "is an act layer)");
+    h.l[1].kind = NPK_LAYER_DENSE;
     unmk(&h);
 }
 

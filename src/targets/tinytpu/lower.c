@@ -86,8 +86,9 @@ static int layer_alpha(const npk_plan *p, size_t i, uint16_t *alpha, char *err, 
 {
     const npk_layer *l = &p->layers[i];
     if (l->kind != NPK_LAYER_DENSE)
-        return npk_lower_fail(err, err_size, p, i, "tinytpu lowers dense layers only (this is a "
-                              "%s layer%s)", npk_layer_kind_name(l->kind),
+        return npk_lower_fail(err, err_size, p, i, "tinytpu lowers dense layers only (this is "
+                              "a%s %s layer%s)", l->kind == NPK_LAYER_ACT ? "n" : "",
+                              npk_layer_kind_name(l->kind),
                               l->kind == NPK_LAYER_SOFTMAX ? "; the VPU has no exp" : "");
     switch (l->act) {
     case NPK_ACT_NONE: *alpha = 0x0100; return 0;   /* mul(h, 1.0) = h exactly (A3) */
