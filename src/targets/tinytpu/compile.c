@@ -371,16 +371,16 @@ static int idle(ctx *x, unsigned n)
     return 0;
 }
 
-/* Skew-order position of (r, c) in an R x C matrix (A8). */
+/* Skew-order position of (r, c) in an R x C matrix (A8): the elements of the anti-diagonals
+ * e < d = r + c come first, Σ_{e<d} (min(e, R−1) + 1 − max(0, e − C + 1)) in closed form, then
+ * r's place on its own diagonal (rows max(0, d − C + 1) … in order). */
 static unsigned skew_pos(unsigned R, unsigned C, unsigned r, unsigned c)
 {
-    unsigned d = r + c, p = 0;
-    for (unsigned e = 0; e < d; e++) {
-        unsigned lo = e + 1 >= C ? e + 1 - C : 0, hi = e < R - 1 ? e : R - 1;
-        if (hi >= lo)
-            p += hi - lo + 1;
-    }
-    return p + r - (d + 1 >= C ? d + 1 - C : 0);
+    unsigned long d = (unsigned long)r + c;
+    unsigned long p = d <= R ? d * (d + 1) / 2 : (unsigned long)R * (R + 1) / 2 + (d - R) * R;
+    if (d > C)
+        p -= (d - C) * (d - C + 1) / 2;
+    return (unsigned)(p + r - (d + 1 >= C ? d + 1 - C : 0));
 }
 
 /* Position of (r, c) in a rows x cols matrix stored as blocks of N rows (batch tiles, rule 7),
