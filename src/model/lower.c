@@ -9,12 +9,14 @@
 extern const npk_lower_target npk_lower_pccx;
 extern const npk_lower_target npk_lower_rvnpu;
 extern const npk_lower_target npk_lower_tinytpu; /* src/targets/tinytpu/lower.c */
+extern const npk_lower_target npk_lower_opennpu;
 
 /* One line per target with a lowering. */
 static const npk_lower_target *const targets[] = {
     &npk_lower_pccx,
     &npk_lower_rvnpu,
     &npk_lower_tinytpu,
+    &npk_lower_opennpu,
     NULL,
 };
 
