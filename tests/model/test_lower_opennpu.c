@@ -37,7 +37,7 @@ static double urand(void) /* -1 .. 1 */
     return (double)(rng >> 11) / (double)(1ull << 52) - 1.0;
 }
 
-/* ---- building plans ---------------------------------------------------------------------- */
+/* ---- building plans -------------------------------------------------------------------------- */
 
 enum { MAXL = 12 };
 typedef struct tplan {
@@ -94,7 +94,7 @@ static void tplan_free(tplan *tp)
     }
 }
 
-/* ---- the float64 reference (the float weights, no quantisation) --------------------------- */
+/* ---- the float64 reference (the float weights, no quantisation) ------------------------------ */
 
 static double act64(npk_act a, double alpha, double v)
 {
@@ -299,7 +299,8 @@ static void check_plan(tplan *tp, const char *what, const char *settings, int ru
            "(%s, bound %.2f), argmax agrees %d/%d; %llu cycles, %llu instructions, %llu MACs, "
            "MMA utilisation %.3f\n",
            what, settings[0] ? settings : "K=8", runs, worst,
-           softmax ? "absolute, probabilities" : "relative to the calibrated max |y|", tol, agree, runs,
+           softmax ? "absolute, probabilities" : "relative to the calibrated max |y|", tol, agree,
+           runs,
            (unsigned long long)st.cycles, (unsigned long long)st.instructions,
            (unsigned long long)st.macs, st.utilisation);
     free_ts(p, ts);
@@ -378,6 +379,30 @@ static void build_cnn2(tplan *tp)
     win(tp, NPK_LAYER_AVGPOOL, "AveragePool", NPK_ACT_NONE, 2, 2, p1, 2, 3, 6)
         ->count_include_pad = 1;
     win(tp, NPK_LAYER_CONV, "Conv", NPK_ACT_NONE, 2, 3, c2, 3, 3, 6);
+}
+
+/* LeNet-sized: (1, 28, 28) -> Conv 6 5x5 pad 2 ReLU -> MaxPool 2x2/2 (6, 14, 14) -> Conv 16 5x5
+ * ReLU (16, 10, 10) -> MaxPool 2x2/2 (16, 5, 5) -> Dense 400 -> 120 ReLU -> 84 ReLU -> 10 ->
+ * Softmax: the sizes of the Fashion-MNIST CNN, for the cost of a real model */
+static void build_lenet(tplan *tp)
+{
+    static const int c1[8] = {5, 5, 1, 1, 2, 2, 2, 2}, c2[8] = {5, 5, 1, 1, 0, 0, 0, 0},
+                     pool[8] = {2, 2, 2, 2, 0, 0, 0, 0};
+    static const int fc[4] = {400, 120, 84, 10};
+    tplan_init(tp);
+    tensor(tp, 0, 3, 1, 28, 28);
+    win(tp, NPK_LAYER_CONV, "Conv", NPK_ACT_RELU, 1, 6, c1, 6, 28, 28);
+    win(tp, NPK_LAYER_MAXPOOL, "MaxPool", NPK_ACT_NONE, 6, 6, pool, 6, 14, 14);
+    win(tp, NPK_LAYER_CONV, "Conv", NPK_ACT_RELU, 6, 16, c2, 16, 10, 10);
+    win(tp, NPK_LAYER_MAXPOOL, "MaxPool", NPK_ACT_NONE, 16, 16, pool, 16, 5, 5);
+    for (int k = 0; k < 3; k++) {
+        npk_layer *l = layer(tp, NPK_LAYER_DENSE, "Gemm", k < 2 ? NPK_ACT_RELU : NPK_ACT_NONE);
+        l->n_in = fc[k], l->n_out = fc[k + 1];
+        weights(tp, l);
+        tensor(tp, 5 + k, 1, fc[k + 1], 0, 0);
+    }
+    layer(tp, NPK_LAYER_SOFTMAX, "Softmax", NPK_ACT_NONE)->row = 10;
+    tensor(tp, 8, 1, 10, 0, 0);
 }
 
 static void expect_error(tplan *tp, const char *what, const char *settings, const char *want1,
@@ -492,6 +517,10 @@ int main(void)
         build_cnn2(&tp);
         calibrate(&tp);
         check_plan(&tp, "cnn2", settings[k], 40, 0.05);
+        tplan_free(&tp);
+        build_lenet(&tp);
+        calibrate(&tp);
+        check_plan(&tp, "lenet", settings[k], 4, 0.04);
         tplan_free(&tp);
     }
     check_errors();

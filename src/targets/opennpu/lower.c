@@ -76,7 +76,7 @@ typedef struct build {
     int bad_access;
 } build;
 
-/* ---- shared arithmetic (the program's and the host model's) ------------------------------- */
+/* ---- shared arithmetic (the program's and the host model's) ---------------------------------- */
 
 /* Round to nearest, ties to even, then clamp to [lo, hi]; independent of the FP environment. */
 static int32_t rne_sat(double v, int32_t lo, int32_t hi)
@@ -156,7 +156,7 @@ static int8_t quant_in(float x, double scale)
     return (int8_t)rne_sat((double)x / scale, -127, 127);
 }
 
-/* ---- what the lowering takes ---------------------------------------------------------------- */
+/* ---- what the lowering takes ----------------------------------------------------------------- */
 
 static void dims3(const npk_ptensor *t, int *C, int *H, int *W)
 {
@@ -282,7 +282,7 @@ static float chan_mult(const npk_plan *p, const npk_layer *l, int o)
     return f32_const(p->tensors[l->in].scale * l->wscale[o] / p->tensors[l->out].scale);
 }
 
-/* ---- layout and image ---------------------------------------------------------------------- */
+/* ---- layout and image ------------------------------------------------------------------------ */
 
 static uint64_t take(build *b, uint64_t n)
 {
@@ -474,7 +474,7 @@ static int fill_image(build *b, char *err, size_t n)
     return 0;
 }
 
-/* ---- the program --------------------------------------------------------------------------- */
+/* ---- the program ----------------------------------------------------------------------------- */
 
 typedef npk_opennpu_gen gen;
 
@@ -904,7 +904,7 @@ static void dequant(const npk_plan *p, size_t n_npu, const int32_t *acc, const i
     }
 }
 
-/* ---- the session ------------------------------------------------------------------------------ */
+/* ---- the session ----------------------------------------------------------------------------- */
 
 typedef struct session {
     build b;
