@@ -135,7 +135,7 @@ static void run64(tplan *tp, const float *x, double **ts, int observe)
             int o = (int)(k / per), oy = (int)(k % per) / oW, ox = (int)(k % per) % oW;
             switch (l->kind) {
             case NPK_LAYER_DENSE:
-                v = l->b[k];
+                v = l->b ? l->b[k] : 0;
                 for (int j = 0; j < l->n_in; j++)
                     v += (double)l->w[k * (size_t)l->n_in + (size_t)j] * in[j];
                 v = act64(l->act, l->alpha, v);
@@ -143,7 +143,7 @@ static void run64(tplan *tp, const float *x, double **ts, int observe)
             case NPK_LAYER_CONV:
             case NPK_LAYER_MAXPOOL:
             case NPK_LAYER_AVGPOOL: {
-                double mx = -INFINITY, sum = l->kind == NPK_LAYER_CONV ? l->b[o] : 0;
+                double mx = -INFINITY, sum = l->kind == NPK_LAYER_CONV && l->b ? l->b[o] : 0;
                 int cnt = 0;
                 for (int c = 0; c < (l->kind == NPK_LAYER_CONV ? C : 1); c++)
                     for (int ky = 0; ky < l->kh; ky++)
@@ -226,7 +226,7 @@ static void calibrate(tplan *tp)
         size_t per = (size_t)l->n_in * (size_t)l->kh * (size_t)l->kw;
         l->wq = malloc(per * (size_t)l->n_out);
         l->wscale = malloc((size_t)l->n_out * sizeof(double));
-        l->bq = malloc((size_t)l->n_out * sizeof(int32_t));
+        l->bq = l->b ? malloc((size_t)l->n_out * sizeof(int32_t)) : NULL;
         for (int o = 0; o < l->n_out; o++) {
             double mx = 0;
             for (size_t k = 0; k < per; k++)
@@ -234,7 +234,8 @@ static void calibrate(tplan *tp)
             l->wscale[o] = mx > 0 ? mx / 127 : 1;
             for (size_t k = 0; k < per; k++)
                 l->wq[o * per + k] = (int8_t)lround(l->w[o * per + k] / l->wscale[o]);
-            l->bq[o] = (int32_t)lround(l->b[o] / (p->tensors[i].scale * l->wscale[o]));
+            if (l->bq)
+                l->bq[o] = (int32_t)lround(l->b[o] / (p->tensors[i].scale * l->wscale[o]));
         }
     }
     p->calibrated = 1;
@@ -368,7 +369,8 @@ static void build_cnn(tplan *tp)
 }
 
 /* (1, 6, 21) -> Conv 3x5 stride (2, 4) ReLU (2, 2, 5) -> AvgPool 2x2/1 pad 1 counting the pad
- * (2, 3, 6) -> Conv 1x1 (3, 3, 6), the output: accumulators dequantised on the host */
+ * (2, 3, 6) -> Conv 1x1 without bias (3, 3, 6), the output: accumulators dequantised on the
+ * host */
 static void build_cnn2(tplan *tp)
 {
     static const int c1[8] = {3, 5, 2, 4, 0, 0, 0, 0}, p1[8] = {2, 2, 1, 1, 1, 1, 1, 1},
@@ -378,7 +380,8 @@ static void build_cnn2(tplan *tp)
     win(tp, NPK_LAYER_CONV, "Conv", NPK_ACT_RELU, 1, 2, c1, 2, 2, 5);
     win(tp, NPK_LAYER_AVGPOOL, "AveragePool", NPK_ACT_NONE, 2, 2, p1, 2, 3, 6)
         ->count_include_pad = 1;
-    win(tp, NPK_LAYER_CONV, "Conv", NPK_ACT_NONE, 2, 3, c2, 3, 3, 6);
+    npk_layer *l = win(tp, NPK_LAYER_CONV, "Conv", NPK_ACT_NONE, 2, 3, c2, 3, 3, 6);
+    l->b = NULL; /* no bias: bq stays NULL */
 }
 
 /* LeNet-sized: (1, 28, 28) -> Conv 6 5x5 pad 2 ReLU -> MaxPool 2x2/2 (6, 14, 14) -> Conv 16 5x5
@@ -444,6 +447,8 @@ static void check_errors(void)
     tp.l[1].kind = NPK_LAYER_SOFTMAX, tp.l[1].op = "Softmax", tp.l[1].row = 19;
     tp.t[2] = tp.t[1];
     tp.l[2].n_in = 19;
+    free(tp.w[2]), free(tp.b[2]);
+    weights(&tp, &tp.l[2]);
     calibrate(&tp);
     expect_error(&tp, "softmax inside", "", "layer 1 (node 11 'n', Softmax)", "only at the end");
     tplan_free(&tp);

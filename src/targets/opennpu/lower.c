@@ -233,14 +233,14 @@ static int analyse(const npk_plan *p, size_t *n_npu, char *err, size_t n)
                 return npk_lower_fail(err, n, p, i, "dense %d -> %d does not match the tensors "
                                       "(%zu -> %zu elements)", l->n_in, l->n_out, ti->elems,
                                       to->elems);
-            if (!l->wq || !l->wscale || !l->bq)
+            if (!l->wq || !l->wscale)
                 return npk_lower_fail(err, n, p, i, "no int8 weights (not calibrated)");
             break;
         case NPK_LAYER_CONV:
             if (ti->rank != 3 || to->rank != 3 || ti->dims[0] != l->n_in ||
                 to->dims[0] != l->n_out)
                 return npk_lower_fail(err, n, p, i, "conv needs (C, H, W) tensors");
-            if (!l->wq || !l->wscale || !l->bq)
+            if (!l->wq || !l->wscale)
                 return npk_lower_fail(err, n, p, i, "no int8 weights (not calibrated)");
             if (check_window(p, i, err, n))
                 return -1;
@@ -455,7 +455,7 @@ static int fill_image(build *b, char *err, size_t n)
                                           "multiplier %g is out of range", o, (double)m);
                 for (unsigned k = 0; k < (dense ? 1u : K); k++) {
                     uint64_t at = 4 * (dense ? o : o * K + k);
-                    put32(b->img + s->bias + at, (uint32_t)l->bq[o]);
+                    put32(b->img + s->bias + at, l->bq ? (uint32_t)l->bq[o] : 0);
                     put32(b->img + s->scale + at, f32_bits(m));
                 }
             }
@@ -577,17 +577,19 @@ static void gen_map(build *b, gen *g, const lay *X, const lay *Y, int lut)
     release_all(g);
 }
 
-/* The registers of a bias-and-requantisation phase: t the vector, bb scratch, c the constants
- * (consts), al the LeakyReLU alpha and u its scratch. */
+/* The registers of a bias-and-requantisation phase: t the vector, bb the biases and ss the
+ * multipliers (loaded once while a Conv channel lasts), c the constants (consts), al the
+ * LeakyReLU alpha and u its scratch. */
 typedef struct rq {
-    unsigned t, bb, c, al, u;
+    unsigned t, bb, ss, c, al, u;
+    uint64_t have_bias, have_scale;
 } rq;
 
 static rq rq_begin(build *b, gen *g, const npk_layer *l, const lstep *s, int valid)
 {
-    rq r = {0, 0, 0, 0, 0};
+    rq r = {0, 0, 0, 0, 0, 0, UINT64_MAX, UINT64_MAX};
     npk_opennpu_gen_text(g, "# bias and requantisation\n");
-    r.t = grab(g), r.bb = grab(g), r.c = grab(g);
+    r.t = grab(g), r.bb = grab(g), r.ss = grab(g), r.c = grab(g);
     if (l->act == NPK_ACT_LEAKY_RELU) {
         r.al = grab(g), r.u = grab(g);
         vr_op(b, g, "ld.vr", r.al, s->cst);
@@ -596,23 +598,24 @@ static rq rq_begin(build *b, gen *g, const npk_layer *l, const lstep *s, int val
     return r;
 }
 
-/* One vector of K accumulators at acc: add the bias at `bias`; then either store the int32
+/* One vector of K accumulators at acc: add the biases at `bias`; then either store the int32
  * sums at `final` (the last NPU layer) or requantise them with the multipliers at `scale`
  * (q = sat8(rne(act(f32(acc + bias) * m)))) and store them as elements (ch, y, x0 ..) of Y. */
-static void rq_vec(build *b, gen *g, const npk_layer *l, const rq *r, uint64_t acc,
-                   uint64_t bias, uint64_t scale, uint64_t final, const lay *Y, int ch, int y,
-                   int x0, int valid)
+static void rq_vec(build *b, gen *g, const npk_layer *l, rq *r, uint64_t acc, uint64_t bias,
+                   uint64_t scale, uint64_t final, const lay *Y, int ch, int y, int x0, int valid)
 {
     vr_op(b, g, "ld.vr", r->t, acc);
-    vr_op(b, g, "ld.vr", r->bb, bias);
+    if (r->have_bias != bias)
+        vr_op(b, g, "ld.vr", r->bb, bias), r->have_bias = bias;
     npk_opennpu_gen_insn(g, "vadd.sat vr%u, vr%u, vr%u", r->t, r->t, r->bb);
     if (final != UINT64_MAX) {
         vr_op(b, g, "st.vr", r->t, final);
         return;
     }
     npk_opennpu_gen_insn(g, "vcvt_f32_s32 vr%u, vr%u", r->t, r->t);
-    vr_op(b, g, "ld.vr", r->bb, scale);
-    npk_opennpu_gen_insn(g, "vfmul vr%u, vr%u, vr%u", r->t, r->t, r->bb);
+    if (r->have_scale != scale)
+        vr_op(b, g, "ld.vr", r->ss, scale), r->have_scale = scale;
+    npk_opennpu_gen_insn(g, "vfmul vr%u, vr%u, vr%u", r->t, r->t, r->ss);
     if (l->act == NPK_ACT_LEAKY_RELU) {
         npk_opennpu_gen_insn(g, "vfmul vr%u, vr%u, vr%u", r->u, r->t, r->al);
         npk_opennpu_gen_insn(g, "%s vr%u, vr%u, vr%u", l->alpha <= 1 ? "vfmax" : "vfmin", r->t,
@@ -1154,7 +1157,7 @@ int npk_lower_opennpu_reference(const npk_plan *p, const float *x, float *y, cha
                             }
                 }
                 size_t o = l->kind == NPK_LAYER_DENSE ? k : k / per;
-                int32_t accb = sat32((int64_t)(int32_t)(uint32_t)a + l->bq[o]);
+                int32_t accb = sat32((int64_t)(int32_t)(uint32_t)a + (l->bq ? l->bq[o] : 0));
                 if (last)
                     acc[k] = accb;
                 else
