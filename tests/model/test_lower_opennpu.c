@@ -1,6 +1,7 @@
 /* ctest model_lower_opennpu: the opennpu lowering (src/targets/opennpu/lower.c) on plans built
  * by hand (docs/models.md, "Lowering to opennpu"):
- *   - an MLP (37 -> 19 ReLU -> 11 LeakyReLU(0.1) -> 10, Softmax) and two small CNNs (padded
+ *   - an MLP (37 -> 19 ReLU -> 11 LeakyReLU(0.1) -> 10, Softmax), one with Tanh, Sigmoid and
+ *     Gelu merged into its layers, a LeNet-sized CNN and two small CNNs (padded
  *     conv, MaxPool, a Tanh LUT layer, a conv with stride 2 and with stride 4, LeakyReLU,
  *     AveragePool with and without padding, dense, Softmax; a CNN ending in a conv) at K = 8
  *     and K = 4, on seeded random inputs;
@@ -296,7 +297,7 @@ static void check_plan(tplan *tp, const char *what, const char *settings, int ru
           "%s: stats cycles %llu insns %llu macs %llu util %g", what,
           (unsigned long long)st.cycles, (unsigned long long)st.instructions,
           (unsigned long long)st.macs, st.utilisation);
-    printf("%-5s %-4s: %d inputs equal to the integer host model; worst error vs float64 %.4f "
+    printf("%-7s %-4s: %d inputs equal to the integer host model; worst error vs float64 %.4f "
            "(%s, bound %.2f), argmax agrees %d/%d; %llu cycles, %llu instructions, %llu MACs, "
            "MMA utilisation %.3f\n",
            what, settings[0] ? settings : "K=8", runs, worst,
@@ -328,6 +329,24 @@ static void build_mlp(tplan *tp)
     l = layer(tp, NPK_LAYER_SOFTMAX, "Softmax", NPK_ACT_NONE);
     l->row = 10;
     tensor(tp, 4, 1, 10, 0, 0);
+}
+
+/* 37 -> 23 Tanh -> 17 Sigmoid -> 12 Gelu -> 10, Softmax: activations done by LUTs after the
+ * requantisation to a pre-activation scale */
+static void build_mlp_lut(tplan *tp)
+{
+    static const int n[5] = {37, 23, 17, 12, 10};
+    static const npk_act act[4] = {NPK_ACT_TANH, NPK_ACT_SIGMOID, NPK_ACT_GELU, NPK_ACT_NONE};
+    tplan_init(tp);
+    tensor(tp, 0, 1, n[0], 0, 0);
+    for (int k = 0; k < 4; k++) {
+        npk_layer *l = layer(tp, NPK_LAYER_DENSE, "Gemm", act[k]);
+        l->n_in = n[k], l->n_out = n[k + 1];
+        weights(tp, l);
+        tensor(tp, k + 1, 1, n[k + 1], 0, 0);
+    }
+    layer(tp, NPK_LAYER_SOFTMAX, "Softmax", NPK_ACT_NONE)->row = 10;
+    tensor(tp, 5, 1, 10, 0, 0);
 }
 
 /* A Conv (with random weights) or pooling layer: channels, window, strides, pads, and its
@@ -427,11 +446,11 @@ static void expect_error(tplan *tp, const char *what, const char *settings, cons
 static void check_errors(void)
 {
     tplan tp;
-    /* an activation the requantisation cannot do, merged into a hidden layer */
-    build_mlp(&tp);
-    tp.l[0].act = NPK_ACT_TANH;
+    /* MaxPool with padding (the padded layout holds zeros) */
+    build_cnn(&tp);
+    tp.l[1].pt = tp.l[1].pl = 1;
     calibrate(&tp);
-    expect_error(&tp, "merged tanh", "", "layer 0 (node 10 'n', Gemm)", "tanh");
+    expect_error(&tp, "padded maxpool", "", "layer 1 (node 11 'n', MaxPool)", "padding");
     tplan_free(&tp);
     /* a horizontal stride the loads cannot split */
     build_cnn(&tp);
@@ -514,6 +533,10 @@ int main(void)
         build_mlp(&tp);
         calibrate(&tp);
         check_plan(&tp, "mlp", settings[k], 40, 0.04);
+        tplan_free(&tp);
+        build_mlp_lut(&tp);
+        calibrate(&tp);
+        check_plan(&tp, "mlp-lut", settings[k], 40, 0.04);
         tplan_free(&tp);
         build_cnn(&tp);
         calibrate(&tp);

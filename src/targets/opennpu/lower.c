@@ -13,7 +13,8 @@
  *   both    requantisation per output channel o: q = sat8(rne(f32(sat32(acc + bq[o])) *
  *           m[o])), m[o] = f32(in_scale * wscale[o] / out_scale) (vadd.sat, vcvt_f32_s32,
  *           vfmul, vcvt_s8_f32.sat), LeakyReLU as vfmax/vfmin(v, v * alpha) before the
- *           conversion, ReLU as vmax with 0 after it.
+ *           conversion, ReLU as vmax with 0 after it; Tanh, Sigmoid, Gelu as a LUT after a
+ *           requantisation to a pre-activation scale (pre_scale).
  *   MAXPOOL vmax over the window (strides 1, 2, 4 by the byte-planar loads), then a LUT when
  *           the output's scale differs from the input's.
  *   AVGPOOL sum in int32 (vcvt_s32_s8, vadd), times f32(in_scale / (out_scale * kh * kw)).
@@ -171,6 +172,23 @@ static int act_inline(npk_act a)
     return a == NPK_ACT_NONE || a == NPK_ACT_RELU || a == NPK_ACT_LEAKY_RELU;
 }
 
+/* The scale of the int8 pre-activation values of a Dense/Conv layer whose activation is a LUT
+ * (Tanh, Sigmoid, Gelu): the range R they are clamped to, / 127. Tanh: atanh of the output's
+ * calibrated max |y| (the largest |pre-activation| seen), at most 4 (tanh(4) is within 7e-4 of
+ * 1); Sigmoid: 8 (the output range says nothing about the negative side); Gelu: max(4, max |y|
+ * / 0.99) (Gelu(v) >= 0.99 v above 2.4, and below -4 it is within 1.3e-4 of 0). */
+static double pre_scale(const npk_plan *p, const npk_layer *l)
+{
+    double m = p->tensors[l->out].max_abs, R;
+    if (l->act == NPK_ACT_TANH)
+        R = m >= tanh(4.0) ? 4.0 : m > 1e-3 ? atanh(m) : 1e-3;
+    else if (l->act == NPK_ACT_SIGMOID)
+        R = 8.0;
+    else
+        R = m / 0.99 > 4.0 ? m / 0.99 : 4.0;
+    return R / 127;
+}
+
 /* The window of a Conv or pool layer: shapes, strides, padding opennpu's lowering takes. */
 static int check_window(const npk_plan *p, size_t i, char *err, size_t n)
 {
@@ -182,6 +200,13 @@ static int check_window(const npk_plan *p, size_t i, char *err, size_t n)
         return npk_lower_fail(err, n, p, i,
                               "horizontal stride %d is not supported on opennpu (1, 2 or 4: the "
                               "byte-planar loads split strides 2 and 4)", l->sw);
+    int pad = l->pt || l->pl || l->pb || l->pr;
+    if (l->kind == NPK_LAYER_MAXPOOL && pad)
+        return npk_lower_fail(err, n, p, i, "MaxPool with padding is not supported on opennpu "
+                              "(the padded layout holds zeros, not -inf)");
+    if (l->kind == NPK_LAYER_AVGPOOL && pad && !l->count_include_pad)
+        return npk_lower_fail(err, n, p, i, "AveragePool with padding and count_include_pad=0 "
+                              "is not supported on opennpu (one divisor per layer)");
     if (l->kh < 1 || l->kw < 1 || l->sh < 1 || l->pt < 0 || l->pl < 0 || l->pb < 0 ||
         l->pr < 0 || ti->dims[1] + l->pt + l->pb < l->kh ||
         ti->dims[2] + l->pl + l->pr < l->kw ||
@@ -190,13 +215,6 @@ static int check_window(const npk_plan *p, size_t i, char *err, size_t n)
         return npk_lower_fail(err, n, p, i, "window %dx%d, stride %dx%d, pads %d %d %d %d do "
                               "not give the output shape", l->kh, l->kw, l->sh, l->sw, l->pt,
                               l->pl, l->pb, l->pr);
-    int pad = l->pt || l->pl || l->pb || l->pr;
-    if (l->kind == NPK_LAYER_MAXPOOL && pad)
-        return npk_lower_fail(err, n, p, i, "MaxPool with padding is not supported on opennpu "
-                              "(the padded layout holds zeros, not -inf)");
-    if (l->kind == NPK_LAYER_AVGPOOL && pad && !l->count_include_pad)
-        return npk_lower_fail(err, n, p, i, "AveragePool with padding and count_include_pad=0 "
-                              "is not supported on opennpu (one divisor per layer)");
     return 0;
 }
 
@@ -222,7 +240,6 @@ static int analyse(const npk_plan *p, size_t *n_npu, char *err, size_t n)
         if (!(ti->scale > 0) || !(to->scale > 0))
             return npk_lower_fail(err, n, p, i, "activation scale %g -> %g is not positive",
                                   ti->scale, to->scale);
-        int last = i + 1 == k;
         switch (l->kind) {
         case NPK_LAYER_SOFTMAX:
             return npk_lower_fail(err, n, p, i,
@@ -257,14 +274,6 @@ static int analyse(const npk_plan *p, size_t *n_npu, char *err, size_t n)
                 return npk_lower_fail(err, n, p, i, "activation changes the element count");
             break;
         }
-        if ((l->kind == NPK_LAYER_DENSE || l->kind == NPK_LAYER_CONV) && !last &&
-            !act_inline(l->act))
-            return npk_lower_fail(err, n, p, i, "activation %s merged into a %s layer is not "
-                                  "supported on opennpu (no scale for the pre-activation "
-                                  "values a LUT would need; only ReLU and LeakyReLU are done "
-                                  "in the requantisation)",
-                                  act_name(l->act), l->kind == NPK_LAYER_DENSE ? "dense" :
-                                  "conv");
         if (l->kind != NPK_LAYER_ACT && l->kind != NPK_LAYER_DENSE &&
             l->kind != NPK_LAYER_CONV && l->act != NPK_ACT_NONE)
             return npk_lower_fail(err, n, p, i, "an activation after pooling is not supported");
@@ -276,10 +285,12 @@ static int analyse(const npk_plan *p, size_t *n_npu, char *err, size_t n)
     return 0;
 }
 
-/* The per-channel FP32 multiplier of a Dense/Conv layer's requantisation. */
+/* The per-channel FP32 multiplier of a Dense/Conv layer's requantisation: to the output's
+ * scale, or to pre_scale when a LUT does the activation. */
 static float chan_mult(const npk_plan *p, const npk_layer *l, int o)
 {
-    return f32_const(p->tensors[l->in].scale * l->wscale[o] / p->tensors[l->out].scale);
+    double to = act_inline(l->act) ? p->tensors[l->out].scale : pre_scale(p, l);
+    return f32_const(p->tensors[l->in].scale * l->wscale[o] / to);
 }
 
 /* ---- layout and image ------------------------------------------------------------------------ */
@@ -383,6 +394,9 @@ static int plan_layout(build *b, char *err, size_t n)
             s->scale = take(b, 4ull * entries);
             if (l->act == NPK_ACT_LEAKY_RELU)
                 s->cst = take(b, 4ull * K);
+            s->use_lut = !act_inline(l->act) && i + 1 < b->n_npu;
+            if (s->use_lut)
+                s->lut = take(b, 256);
             if (l->kind == NPK_LAYER_DENSE)
                 b->macs += (uint64_t)l->n_in * (uint64_t)l->n_out;
             else
@@ -462,6 +476,8 @@ static int fill_image(build *b, char *err, size_t n)
             if (l->act == NPK_ACT_LEAKY_RELU)
                 for (unsigned k = 0; k < K; k++)
                     put32(b->img + s->cst + 4 * k, f32_bits(f32_const(l->alpha)));
+            if (s->use_lut)
+                make_lut(b->img + s->lut, pre_scale(p, l), so, l->act, l->alpha);
         } else if (l->kind == NPK_LAYER_AVGPOOL) {
             float f = f32_const(si / (so * l->kh * l->kw));
             for (unsigned k = 0; k < K; k++)
@@ -583,11 +599,14 @@ static void gen_map(build *b, gen *g, const lay *X, const lay *Y, int lut)
 typedef struct rq {
     unsigned t, bb, ss, c, al, u;
     uint64_t have_bias, have_scale;
+    int lut;  /* the activation through LUT bank A after the conversion */
 } rq;
 
 static rq rq_begin(build *b, gen *g, const npk_layer *l, const lstep *s, int valid)
 {
-    rq r = {0, 0, 0, 0, 0, 0, UINT64_MAX, UINT64_MAX};
+    rq r = {0, 0, 0, 0, 0, 0, UINT64_MAX, UINT64_MAX, s->use_lut};
+    if (s->use_lut)
+        load_lut(b, g, s->lut);
     npk_opennpu_gen_text(g, "# bias and requantisation\n");
     r.t = grab(g), r.bb = grab(g), r.ss = grab(g), r.c = grab(g);
     if (l->act == NPK_ACT_LEAKY_RELU) {
@@ -624,6 +643,8 @@ static void rq_vec(build *b, gen *g, const npk_layer *l, rq *r, uint64_t acc, ui
     npk_opennpu_gen_insn(g, "vcvt_s8_f32.sat vx%u, vr%u", 4 * r->t, r->t);
     if (l->act == NPK_ACT_RELU)
         npk_opennpu_gen_insn(g, "vmax vx%u, vx%u, vx%u", 4 * r->t, 4 * r->t, 4 * r->c + 1);
+    if (r->lut)
+        npk_opennpu_gen_insn(g, "vlut.a vx%u, vx%u", 4 * r->t, 4 * r->t);
     store_vec(b, g, Y, ch, y, x0, 4 * r->t, valid, r->c);
 }
 
@@ -1135,7 +1156,11 @@ int npk_lower_opennpu_reference(const npk_plan *p, const float *x, float *y, cha
         dims3(&p->tensors[i], &C, &H, &W);
         dims3(&p->tensors[i + 1], &oC, &oH, &oW);
         size_t per = (size_t)oH * (size_t)oW;
+        double si = p->tensors[i].scale, so = p->tensors[i + 1].scale;
+        uint8_t T[256];
         if (l->kind == NPK_LAYER_DENSE || l->kind == NPK_LAYER_CONV) {
+            if (!act_inline(l->act))
+                make_lut(T, pre_scale(p, l), so, l->act, l->alpha);
             for (size_t k = 0; k < p->tensors[i + 1].elems; k++) {
                 int64_t a = 0;
                 if (l->kind == NPK_LAYER_DENSE) {
@@ -1160,13 +1185,14 @@ int npk_lower_opennpu_reference(const npk_plan *p, const float *x, float *y, cha
                 int32_t accb = sat32((int64_t)(int32_t)(uint32_t)a + (l->bq ? l->bq[o] : 0));
                 if (last)
                     acc[k] = accb;
-                else
+                else if (act_inline(l->act))
                     o8[k] = requant(accb, chan_mult(p, l, (int)o), l->act, f32_const(l->alpha));
+                else
+                    o8[k] = (int8_t)T[(uint8_t)requant(accb, chan_mult(p, l, (int)o),
+                                                       NPK_ACT_NONE, 0)];
             }
         } else if (l->kind == NPK_LAYER_ACT || l->kind == NPK_LAYER_MAXPOOL ||
                    l->kind == NPK_LAYER_AVGPOOL) {
-            uint8_t T[256];
-            double si = p->tensors[i].scale, so = p->tensors[i + 1].scale;
             make_lut(T, si, so, l->kind == NPK_LAYER_ACT ? l->act : NPK_ACT_NONE, l->alpha);
             if (l->kind == NPK_LAYER_ACT) {
                 for (size_t k = 0; k < p->tensors[i].elems; k++)
