@@ -208,13 +208,14 @@ static void random_input(const npk_plan *p, float *x)
         x[k] = (float)(urand() * 2.0);
 }
 
-/* Calibrate as plan.h says: scales from max |value| over 16 inputs, per-channel weights. */
-static void calibrate(tplan *tp)
+/* Calibrate as plan.h says: scales from max |value| over 16 inputs (none: every scale 1/127),
+ * per-channel weights. */
+static void calibrate_n(tplan *tp, int inputs)
 {
     npk_plan *p = &tp->p;
     double **ts = alloc_ts(p);
     float *x = malloc(p->tensors[0].elems * sizeof(float));
-    for (int n = 0; n < 16; n++) {
+    for (int n = 0; n < inputs; n++) {
         random_input(p, x);
         run64(tp, x, ts, 1);
     }
@@ -242,6 +243,11 @@ static void calibrate(tplan *tp)
     p->calibrated = 1;
     free(x);
     free_ts(p, ts);
+}
+
+static void calibrate(tplan *tp)
+{
+    calibrate_n(tp, 16);
 }
 
 /* ---- the checks ------------------------------------------------------------------------------ */
@@ -480,6 +486,17 @@ static void check_errors(void)
     tp.l[1].n_in = 40000;
     expect_error(&tp, "too large", "", "layer 0 (node 10 'n', Gemm)", "bytes");
     tplan_free(&tp);
+    /* too long: a 3x3 conv over 1500 x 1500 pixels is 34 M instructions of straight-line code */
+    {
+        static const int c1[8] = {3, 3, 1, 1, 0, 0, 0, 0};
+        tplan_init(&tp);
+        tensor(&tp, 0, 3, 1, 1500, 1500);
+        win(&tp, NPK_LAYER_CONV, "Conv", NPK_ACT_NONE, 1, 1, c1, 1, 1498, 1498);
+        calibrate_n(&tp, 0);
+        expect_error(&tp, "too many instructions", "", "layer 0 (node 10 'n', Conv)",
+                     "instructions for this layer alone");
+        tplan_free(&tp);
+    }
     /* settings */
     build_mlp(&tp);
     calibrate(&tp);

@@ -33,6 +33,9 @@
 #include "npukit/opennpu.h"
 
 enum { ONPU_L = 32 };   /* the register file the lowering is written for (8 VR registers) */
+/* The most instructions a layer may take (a 16 M-word program is 64 MiB of image and about
+ * 600 MiB of assembly text). */
+#define ONPU_MAX_INSNS (UINT64_C(1) << 24)
 
 /* An int8 tensor in data memory. */
 typedef struct lay {
@@ -340,6 +343,27 @@ static uint32_t f32_bits(float f)
     return u;
 }
 
+/* An upper estimate of the instructions layer i's code takes (the program has no loops, so
+ * every tile and vector is written out): GEMM feeds, loads, stores and base setup per tile,
+ * im2col, requantisation and pooling per vector. */
+static uint64_t insn_estimate(const build *b, size_t i)
+{
+    const npk_layer *l = &b->p->layers[i];
+    const lstep *s = &b->ls[i];
+    uint64_t K = b->K, vec = 0, per = 0;
+    int C, H, W;
+    dims3(&b->p->tensors[i + 1], &C, &H, &W);
+    vec = (uint64_t)C * (uint64_t)H * ((uint64_t)W + K - 1) / K;
+    if (l->kind == NPK_LAYER_DENSE || l->kind == NPK_LAYER_CONV) {
+        uint64_t tiles = (uint64_t)s->g.tiles_m * s->g.tiles_n, q = s->g.quads;
+        per = tiles * (q * 12 + 2 * K + 16) + s->g.tiles_n * q * 12 + q * 4;
+        vec *= 16;
+    } else {
+        vec *= 4 * (uint64_t)l->kh * (uint64_t)l->kw + 16;
+    }
+    return per + vec;
+}
+
 static int plan_layout(build *b, char *err, size_t n)
 {
     const npk_plan *p = b->p;
@@ -416,6 +440,15 @@ static int plan_layout(build *b, char *err, size_t n)
         if (l->kind == NPK_LAYER_DENSE && i + 1 < b->n_npu && !lay_plain(&b->t[i + 1]))
             return npk_lower_fail(err, n, p, i, "a dense layer feeding a padded layer is not "
                                   "supported on opennpu");
+    }
+    for (size_t i = 0; i < b->n_npu; i++) {
+        uint64_t est = insn_estimate(b, i);
+        if (est > ONPU_MAX_INSNS)
+            return npk_lower_fail(err, n, p, i, "the straight-line program would need up to "
+                                  "about %llu instructions for this layer alone (the "
+                                  "lowering's "
+                                  "limit is %llu)", (unsigned long long)est,
+                                  (unsigned long long)ONPU_MAX_INSNS);
     }
     b->at = (b->at + 4095) & ~(uint64_t)4095;
     if (b->at > ((uint64_t)1 << 31))
