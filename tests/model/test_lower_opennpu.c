@@ -4,7 +4,8 @@
  *     Gelu merged into its layers, a LeNet-sized CNN and two small CNNs (padded
  *     conv, MaxPool, a Tanh LUT layer, a conv with stride 2 and with stride 4, LeakyReLU,
  *     AveragePool with and without padding, dense, Softmax; a CNN ending in a conv) at K = 8
- *     and K = 4, on seeded random inputs;
+ *     and K = 4, on seeded random inputs; and 150 random chains of those layers with random
+ *     shapes, strides, pads and activations;
  *   - every output of the simulator run EQUALS the host model of the integer program
  *     (npk_lower_opennpu_reference) bit for bit;
  *   - and is within the tolerance of docs/models.md of a float64 run of the float weights
@@ -252,7 +253,8 @@ static void calibrate(tplan *tp)
 
 /* ---- the checks ------------------------------------------------------------------------------ */
 
-/* Run `runs` random inputs through the lowering (settings) and compare. */
+/* Run `runs` random inputs through the lowering (settings) and compare; tol < 0: only the
+ * exact comparison, quietly (the sweep's random models may be degenerate). */
 static void check_plan(tplan *tp, const char *what, const char *settings, int runs, double tol)
 {
     npk_plan *p = &tp->p;
@@ -296,6 +298,12 @@ static void check_plan(tplan *tp, const char *what, const char *settings, int ru
         double rel = softmax ? err64 : err64 / (full > 0 ? full : 1);
         worst = rel > worst ? rel : worst;
         agree += a1 == a2;
+    }
+    if (tol < 0) {
+        free_ts(p, ts);
+        free(x), free(y), free(yr);
+        t->close(s);
+        return;
     }
     CHECK(worst <= tol, "%s (%s): error vs float64 %.4f > %.4f", what, settings, worst, tol);
     CHECK(st.cycles > 0 && st.instructions > 0 && st.macs > 0 && st.utilisation > 0 &&
@@ -433,6 +441,87 @@ static void build_lenet(tplan *tp)
     tensor(tp, 8, 1, 10, 0, 0);
 }
 
+/* ---- a sweep of random shapes ------------------------------------------------------------- */
+
+static int irand(int lo, int hi)
+{
+    int v = lo + (int)((urand() + 1) / 2 * (hi - lo + 1));
+    return v > hi ? hi : v;
+}
+
+static npk_act rand_act(void)
+{
+    static const npk_act a[6] = {NPK_ACT_NONE,    NPK_ACT_RELU, NPK_ACT_LEAKY_RELU,
+                                 NPK_ACT_TANH,    NPK_ACT_GELU, NPK_ACT_SIGMOID};
+    return a[irand(0, 5)];
+}
+
+/* A random window layer on tensor i (C, H, W) of tp; 0 when it gives no output. */
+static int rand_window(tplan *tp, npk_layer_kind k, int C)
+{
+    const npk_ptensor *t = &tp->t[tp->p.n_layers];
+    int H = t->dims[1], W = t->dims[2], w8[8];
+    int pad = k == NPK_LAYER_CONV ? 2 : k == NPK_LAYER_AVGPOOL ? 1 : 0;
+    for (int j = 4; j < 8; j++)
+        w8[j] = irand(0, pad);
+    w8[0] = irand(1, 5 < H + w8[4] + w8[6] ? 5 : H + w8[4] + w8[6]);
+    w8[1] = irand(1, 5 < W + w8[5] + w8[7] ? 5 : W + w8[5] + w8[7]);
+    w8[2] = irand(1, 3);
+    w8[3] = (int[]){1, 2, 4}[irand(0, 2)];
+    int oH = (H + w8[4] + w8[6] - w8[0]) / w8[2] + 1, oW = (W + w8[5] + w8[7] - w8[1]) / w8[3] + 1;
+    int M = k == NPK_LAYER_CONV ? irand(1, 5) : C;
+    npk_layer *l = win(tp, k, "X", k == NPK_LAYER_CONV ? rand_act() : NPK_ACT_NONE, C, M, w8, M,
+                       oH, oW);
+    l->alpha = 0.05 + (urand() + 1) * 0.6;  /* 0.05 .. 1.25: vfmax and vfmin */
+    l->count_include_pad = 1;
+    return M;
+}
+
+/* Random chains: Conv, maybe a pool, maybe an activation layer, maybe a second Conv, then
+ * Dense layers or the Conv's accumulators, maybe Softmax; at K = 8 or 4. Every one must equal
+ * the integer host model exactly. */
+static void sweep(int cases)
+{
+    for (int c = 0; c < cases; c++) {
+        tplan tp;
+        uint64_t keep = rng;
+        tplan_init(&tp);
+        rng = keep;
+        int C = irand(1, 3);
+        tensor(&tp, 0, 3, C, irand(1, 12), irand(1, 19));
+        C = rand_window(&tp, NPK_LAYER_CONV, C);
+        if (irand(0, 1))
+            C = rand_window(&tp, irand(0, 1) ? NPK_LAYER_MAXPOOL : NPK_LAYER_AVGPOOL, C);
+        if (irand(0, 3) == 0) {
+            npk_ptensor t = tp.t[tp.p.n_layers];
+            layer(&tp, NPK_LAYER_ACT, "Act", irand(0, 1) ? NPK_ACT_TANH : NPK_ACT_SIGMOID);
+            tp.t[tp.p.n_layers] = t;
+        }
+        if (irand(0, 1))
+            C = rand_window(&tp, NPK_LAYER_CONV, C);
+        int dense = irand(0, 2), n = (int)tp.t[tp.p.n_layers].elems;
+        for (int d = 0; d < dense; d++) {
+            npk_layer *l = layer(&tp, NPK_LAYER_DENSE, "Gemm", rand_act());
+            l->n_in = n, l->n_out = n = irand(1, 20), l->alpha = 0.1;
+            weights(&tp, l);
+            tensor(&tp, (int)tp.p.n_layers, 1, n, 0, 0);
+        }
+        if (dense && irand(0, 1)) {
+            layer(&tp, NPK_LAYER_SOFTMAX, "Softmax", NPK_ACT_NONE)->row = n;
+            tensor(&tp, (int)tp.p.n_layers, 1, n, 0, 0);
+        }
+        calibrate_n(&tp, 4);
+        char what[32];
+        snprintf(what, sizeof what, "sweep %d", c);
+        check_plan(&tp, what, irand(0, 1) ? "" : "K=4", 3, -1);
+        keep = rng;
+        tplan_free(&tp);
+        rng = keep;
+    }
+    printf("sweep: %d random chains (Conv, pools, LUT layers, Dense, Softmax; strides 1 to 3 by "
+           "1, 2, 4; pads 0 to 2) compared with the integer host model\n", cases);
+}
+
 static void expect_error(tplan *tp, const char *what, const char *settings, const char *want1,
                          const char *want2)
 {
@@ -568,6 +657,7 @@ int main(void)
         check_plan(&tp, "lenet", settings[k], 4, 0.04);
         tplan_free(&tp);
     }
+    sweep(150);
     check_errors();
     check_compile();
     return npk_test_done();
