@@ -5,7 +5,8 @@
  *     conv, MaxPool, a Tanh LUT layer, a conv with stride 2 and with stride 4, LeakyReLU,
  *     AveragePool with and without padding, dense, Softmax; a CNN ending in a conv) at K = 8
  *     and K = 4, on seeded random inputs; and 150 random chains of those layers with random
- *     shapes, strides, pads and activations;
+ *     shapes, strides, pads and activations; and the ONNX models named on the command line
+ *     (npk_plan_build, npk_plan_calibrate on 32 pixel-like inputs, npk_plan_run_f64);
  *   - every output of the simulator run EQUALS the host model of the integer program
  *     (npk_lower_opennpu_reference) bit for bit;
  *   - and is within the tolerance of docs/models.md of a float64 run of the float weights
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "model/lower.h"
+#include "model/model.h"
 #include "targets/opennpu/lower.h"
 #include "test.h"
 
@@ -253,11 +255,20 @@ static void calibrate(tplan *tp)
 
 /* ---- the checks ------------------------------------------------------------------------------ */
 
-/* Run `runs` random inputs through the lowering (settings) and compare; tol < 0: only the
- * exact comparison, quietly (the sweep's random models may be degenerate). */
-static void check_plan(tplan *tp, const char *what, const char *settings, int runs, double tol)
+/* Pixel-like inputs in 0 .. 1 (for the ONNX models). */
+static void pixel_input(const npk_plan *p, float *x)
 {
-    npk_plan *p = &tp->p;
+    for (size_t k = 0; k < p->tensors[0].elems; k++)
+        x[k] = (float)((urand() + 1) / 2);
+}
+
+/* Run `runs` random inputs through the lowering (settings) and compare; tol < 0: only the
+ * exact comparison, quietly (the sweep's random models may be degenerate). tp: a hand-built
+ * plan (inputs -2 .. 2, the float64 run of this file); NULL: p is from an ONNX model (inputs
+ * 0 .. 1, npk_plan_run_f64). */
+static void check_plan_of(tplan *tp, npk_plan *p, const char *what, const char *settings,
+                          int runs, double tol)
+{
     const npk_lower_target *t = npk_lower_find("opennpu");
     CHECK(t != NULL, "opennpu is not in the table of lowerings");
     if (!t)
@@ -271,11 +282,14 @@ static void check_plan(tplan *tp, const char *what, const char *settings, int ru
     size_t ni = p->tensors[0].elems, no = p->tensors[p->n_tensors - 1].elems;
     float *x = malloc(ni * sizeof(float)), *y = malloc(no * sizeof(float)),
           *yr = malloc(no * sizeof(float));
-    double **ts = alloc_ts(p), worst = 0;
+    double **ts = alloc_ts(p), worst = 0, *xd = malloc(ni * sizeof(double));
     int agree = 0, softmax = p->layers[p->n_layers - 1].kind == NPK_LAYER_SOFTMAX;
     npk_lower_stats st = {0};
     for (int r = 0; r < runs; r++) {
-        random_input(p, x);
+        if (tp)
+            random_input(p, x);
+        else
+            pixel_input(p, x);
         rc = t->infer(s, x, y, &st, err, sizeof err);
         CHECK(rc == 0, "%s: infer: %s", what, err);
         rc |= npk_lower_opennpu_reference(p, x, yr, err, sizeof err);
@@ -285,8 +299,14 @@ static void check_plan(tplan *tp, const char *what, const char *settings, int ru
         CHECK(!memcmp(y, yr, no * sizeof(float)),
               "%s (%s) input %d: the simulator differs from the host integer model (y[0] %.9g "
               "vs %.9g)", what, settings, r, (double)y[0], (double)yr[0]);
-        run64(tp, x, ts, 0);
         const double *y64 = ts[p->n_tensors - 1];
+        if (tp) {
+            run64(tp, x, ts, 0);
+        } else {
+            for (size_t k = 0; k < ni; k++)
+                xd[k] = x[k];
+            CHECK(npk_plan_run_f64(p, xd, ts[p->n_tensors - 1], 0) == 0, "%s: float64 run", what);
+        }
         double err64 = 0;
         size_t a1 = 0, a2 = 0;
         for (size_t k = 0; k < no; k++) {
@@ -301,7 +321,7 @@ static void check_plan(tplan *tp, const char *what, const char *settings, int ru
     }
     if (tol < 0) {
         free_ts(p, ts);
-        free(x), free(y), free(yr);
+        free(x), free(y), free(yr), free(xd);
         t->close(s);
         return;
     }
@@ -320,8 +340,41 @@ static void check_plan(tplan *tp, const char *what, const char *settings, int ru
            (unsigned long long)st.cycles, (unsigned long long)st.instructions,
            (unsigned long long)st.macs, st.utilisation);
     free_ts(p, ts);
-    free(x), free(y), free(yr);
+    free(x), free(y), free(yr), free(xd);
     t->close(s);
+}
+
+static void check_plan(tplan *tp, const char *what, const char *settings, int runs, double tol)
+{
+    check_plan_of(tp, &tp->p, what, settings, runs, tol);
+}
+
+/* An ONNX model through npk_plan_build and npk_plan_calibrate (32 pixel-like inputs). */
+static void check_onnx(const char *path)
+{
+    char err[512] = "";
+    npk_model *m = NULL;
+    npk_plan *p = NULL;
+    int rc = npk_model_read_file(path, &m, err, sizeof err);
+    rc = rc ? rc : npk_plan_build(m, &p, err, sizeof err);
+    CHECK(rc == 0, "%s: %s", path, err);
+    if (rc == 0) {
+        enum { CAL = 32 };
+        size_t ni = p->tensors[0].elems;
+        float *cal = malloc(CAL * ni * sizeof(float));
+        for (int k = 0; k < CAL; k++)
+            pixel_input(p, cal + k * ni);
+        rc = npk_plan_calibrate(p, cal, CAL, err, sizeof err);
+        CHECK(rc == 0, "%s: calibrate: %s", path, err);
+        const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        if (rc == 0) {
+            check_plan_of(NULL, p, base, "", 8, 0.05);
+            check_plan_of(NULL, p, base, "K=4", 2, 0.05);
+        }
+        free(cal);
+    }
+    npk_plan_free(p);
+    npk_model_free(m);
 }
 
 static void build_mlp(tplan *tp)
@@ -631,7 +684,8 @@ static void check_compile(void)
     tplan_free(&tp);
 }
 
-int main(void)
+/* usage: model_lower_opennpu [MODEL.onnx ...]: the models are also lowered and checked */
+int main(int argc, char **argv)
 {
     static const char *const settings[] = {"", "K=4"};
     for (int k = 0; k < 2; k++) {
@@ -657,6 +711,8 @@ int main(void)
         check_plan(&tp, "lenet", settings[k], 4, 0.04);
         tplan_free(&tp);
     }
+    for (int k = 1; k < argc; k++)
+        check_onnx(argv[k]);
     sweep(150);
     check_errors();
     check_compile();

@@ -225,14 +225,14 @@ static int check_window(const npk_plan *p, size_t i, char *err, size_t n)
 static int analyse(const npk_plan *p, size_t *n_npu, char *err, size_t n)
 {
     if (!p->calibrated) {
-        snprintf(err, n, "opennpu: the plan is not quantised (calibrate it first)");
+        snprintf(err, n, "the plan is not quantised (calibrate it first)");
         return -1;
     }
     size_t k = p->n_layers;
     while (k > 0 && p->layers[k - 1].kind == NPK_LAYER_SOFTMAX)
         k--;
     if (k == 0) {
-        snprintf(err, n, "opennpu: no layer of the model runs on the NPU");
+        snprintf(err, n, "no layer of the model runs on the NPU");
         return -1;
     }
     for (size_t i = 0; i < k; i++) {
@@ -371,7 +371,7 @@ static int plan_layout(build *b, char *err, size_t n)
     b->t = calloc(b->n_npu + 1, sizeof *b->t);
     b->ls = calloc(b->n_npu, sizeof *b->ls);
     if (!b->t || !b->ls) {
-        snprintf(err, n, "opennpu: out of memory");
+        snprintf(err, n, "out of memory");
         return -1;
     }
     b->masks = take(b, (uint64_t)K * K);
@@ -467,7 +467,7 @@ static int fill_image(build *b, char *err, size_t n)
     unsigned K = b->K;
     b->img = calloc(1, b->at);
     if (!b->img) {
-        snprintf(err, n, "opennpu: out of memory for a %llu-byte image",
+        snprintf(err, n, "out of memory for a %llu-byte image",
                  (unsigned long long)b->at);
         return -1;
     }
@@ -482,7 +482,7 @@ static int fill_image(build *b, char *err, size_t n)
             size_t Kd = s->g.Kd, M = (size_t)l->n_out;
             int8_t *tmp = calloc(dense ? Kd * M : Kd, 1);
             if (!tmp) {
-                snprintf(err, n, "opennpu: out of memory");
+                snprintf(err, n, "out of memory");
                 return -1;
             }
             if (dense) { /* A: x (zero here, the index word set), B: W^T */
@@ -820,7 +820,7 @@ static int gen_program(build *b, char *err, size_t n)
 {
     gen *g = npk_opennpu_gen_new(b->K, ONPU_L);
     if (!g) {
-        snprintf(err, n, "opennpu: out of memory");
+        snprintf(err, n, "out of memory");
         return -1;
     }
     npk_opennpu_gen_text(g, "# %zu layers on opennpu K=%u L=%u (npukit compile)\n", b->n_npu,
@@ -840,11 +840,11 @@ static int gen_program(build *b, char *err, size_t n)
         }
     b->prog = npk_opennpu_gen_finish(g, &b->cnt);
     if (!b->prog) {
-        snprintf(err, n, "opennpu: out of memory for the program");
+        snprintf(err, n, "out of memory for the program");
         return -1;
     }
     if (b->bad_access) {
-        snprintf(err, n, "opennpu: internal error: the program reaches past the data image");
+        snprintf(err, n, "internal error: the program reaches past the data image");
         return -1;
     }
     return 0;
@@ -875,7 +875,7 @@ static int parse_settings(const char *set, unsigned *K, unsigned *lat, char *err
         if (!strncmp(item, "K=", 2)) {
             unsigned long v = strtoul(item + 2, &end, 10);
             if (*end || (v != 4 && v != 8)) {
-                snprintf(err, n, "opennpu: K=%s: the lowering takes K=4 or K=8 (L=32: a K x K "
+                snprintf(err, n, "K=%s: the lowering takes K=4 or K=8 (L=32: a K x K "
                          "tile must drain into the 8 VR registers)", item + 2);
                 return -1;
             }
@@ -883,12 +883,12 @@ static int parse_settings(const char *set, unsigned *K, unsigned *lat, char *err
         } else if (!strncmp(item, "mem_latency=", 12)) {
             unsigned long v = strtoul(item + 12, &end, 10);
             if (*end || v < 1 || v > 65535) {
-                snprintf(err, n, "opennpu: mem_latency=%s: must be 1 .. 65535", item + 12);
+                snprintf(err, n, "mem_latency=%s: must be 1 .. 65535", item + 12);
                 return -1;
             }
             *lat = (unsigned)v;
         } else if (item[0]) {
-            snprintf(err, n, "opennpu: unknown setting '%s' (K=4|8, mem_latency=N)", item);
+            snprintf(err, n, "unknown setting '%s' (K=4|8, mem_latency=N)", item);
             return -1;
         }
         s += len + (e != NULL);
@@ -988,7 +988,7 @@ static int onpu_open(const npk_plan *p, const char *settings, void **out, char *
     *out = NULL;
     session *s = calloc(1, sizeof *s);
     if (!s) {
-        snprintf(err, n, "opennpu: out of memory");
+        snprintf(err, n, "out of memory");
         return -1;
     }
     if (build_all(&s->b, p, settings, err, n)) {
@@ -1006,7 +1006,7 @@ static int onpu_open(const npk_plan *p, const char *settings, void **out, char *
     snprintf(cfg, sizeof cfg, "K=%u,L=%d,mem_size=%llu,mem_latency=%u", b->K, ONPU_L,
              (unsigned long long)b->mem_size, b->lat);
     if (!s->in || !s->out || !s->acc || !s->q || !s->y) {
-        snprintf(err, n, "opennpu: out of memory");
+        snprintf(err, n, "out of memory");
         onpu_close(s);
         return -1;
     }
@@ -1016,7 +1016,7 @@ static int onpu_open(const npk_plan *p, const char *settings, void **out, char *
     }
     if (npk_load_asm(s->m, b->prog, "model.s", NULL) != NPK_OK ||
         npk_mem_write(s->m, "mem", 0, b->img, b->at) != NPK_OK) {
-        snprintf(err, n, "opennpu: loading the lowered program: %s", npk_error(s->m));
+        snprintf(err, n, "loading the lowered program: %s", npk_error(s->m));
         onpu_close(s);
         return -1;
     }
@@ -1046,11 +1046,11 @@ static int onpu_infer(void *sv, const float *x, float *y, npk_lower_stats *st, c
         npk_mem_write(s->m, "mem", b->t[0].addr, s->in, b->t[0].end - b->t[0].addr) != NPK_OK ||
         npk_stats_enable(s->m, st != NULL) != NPK_OK || npk_run(s->m, 0, &stop) != NPK_OK ||
         npk_mem_read(s->m, "mem", out_addr, s->out, out_n) != NPK_OK) {
-        snprintf(err, n, "opennpu: %s", npk_error(s->m));
+        snprintf(err, n, "%s", npk_error(s->m));
         return -1;
     }
     if (stop.reason != NPK_STOP_EXIT) {
-        snprintf(err, n, "opennpu: the lowered program stopped: %s", stop.message);
+        snprintf(err, n, "the lowered program stopped: %s", stop.message);
         return -1;
     }
     const npk_layer *l = &p->layers[b->n_npu - 1];
@@ -1105,7 +1105,7 @@ static int write_file(const char *path, const void *data, size_t size, char *err
     if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) {
         if (f)
             fclose(f);
-        snprintf(err, n, "opennpu: cannot write %s", path);
+        snprintf(err, n, "cannot write %s", path);
         return -1;
     }
     return 0;
@@ -1262,7 +1262,7 @@ int npk_lower_opennpu_reference(const npk_plan *p, const float *x, float *y, cha
     rc = 0;
 out:
     if (rc)
-        snprintf(err, err_size, "opennpu: out of memory");
+        snprintf(err, err_size, "out of memory");
     if (t)
         for (size_t i = 0; i <= n_npu; i++)
             free(t[i]);
