@@ -639,6 +639,15 @@ static void check_errors(void)
                      "instructions for this layer alone");
         tplan_free(&tp);
     }
+    /* a tensor beyond 2^28 elements; an empty one */
+    build_mlp(&tp);
+    calibrate(&tp);
+    tp.t[2].elems = (size_t)1 << 29, tp.t[2].dims[0] = 1 << 29;
+    tp.l[1].n_out = tp.l[2].n_in = 1 << 29;
+    expect_error(&tp, "huge tensor", "", "layer 1 (node 11 'n', Gemm)", "536870912 elements");
+    tp.t[2].elems = 0, tp.t[2].dims[0] = 0;
+    expect_error(&tp, "empty tensor", "", "layer 1 (node 11 'n', Gemm)", "empty tensor");
+    tplan_free(&tp);
     /* settings */
     build_mlp(&tp);
     calibrate(&tp);

@@ -36,6 +36,8 @@ enum { ONPU_L = 32 };   /* the register file the lowering is written for (8 VR r
 /* The most instructions a layer may take (a 16 M-word program is 64 MiB of image and about
  * 600 MiB of assembly text). */
 #define ONPU_MAX_INSNS (UINT64_C(1) << 24)
+/* The most elements of one tensor (the data memory is at most 2 GiB, and shapes stay in int). */
+#define ONPU_MAX_ELEMS (UINT64_C(1) << 28)
 
 /* An int8 tensor in data memory. */
 typedef struct lay {
@@ -199,6 +201,9 @@ static int check_window(const npk_plan *p, size_t i, char *err, size_t n)
     const npk_ptensor *ti = &p->tensors[l->in], *to = &p->tensors[l->out];
     if (ti->rank != 3 || to->rank != 3)
         return npk_lower_fail(err, n, p, i, "needs (C, H, W) tensors");
+    if (l->kh > 65535 || l->kw > 65535 || l->sh > 65535 || l->pt > 65535 || l->pl > 65535 ||
+        l->pb > 65535 || l->pr > 65535)
+        return npk_lower_fail(err, n, p, i, "window, stride or padding beyond 65535");
     if (l->sw != 1 && l->sw != 2 && l->sw != 4)
         return npk_lower_fail(err, n, p, i,
                               "horizontal stride %d is not supported on opennpu (1, 2 or 4: the "
@@ -240,6 +245,12 @@ static int analyse(const npk_plan *p, size_t *n_npu, char *err, size_t n)
         const npk_ptensor *ti = &p->tensors[l->in], *to = &p->tensors[l->out];
         if (l->in != (int)i || l->out != (int)i + 1)
             return npk_lower_fail(err, n, p, i, "opennpu takes a chain of layers only");
+        if (ti->elems == 0 || to->elems == 0)
+            return npk_lower_fail(err, n, p, i, "an empty tensor");
+        if (ti->elems > ONPU_MAX_ELEMS || to->elems > ONPU_MAX_ELEMS)
+            return npk_lower_fail(err, n, p, i, "a tensor of %zu elements: the lowering takes "
+                                  "at most %llu", ti->elems > to->elems ? ti->elems : to->elems,
+                                  (unsigned long long)ONPU_MAX_ELEMS);
         if (!(ti->scale > 0) || !(to->scale > 0))
             return npk_lower_fail(err, n, p, i, "activation scale %g -> %g is not positive",
                                   ti->scale, to->scale);
