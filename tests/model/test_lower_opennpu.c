@@ -654,7 +654,7 @@ static void check_errors(void)
     expect_error(&tp, "K=16", "K=16", "K=16", "K=4 or K=8");
     expect_error(&tp, "bad setting", "frob=1", "unknown setting 'frob=1'", "K=4|8");
     tp.p.calibrated = 0;
-    expect_error(&tp, "not calibrated", "", "not quantised", "calibrate");
+    expect_error(&tp, "not calibrated", "", "needs a calibrated plan", "--calib");
     tplan_free(&tp);
 }
 

@@ -230,7 +230,7 @@ static int check_window(const npk_plan *p, size_t i, char *err, size_t n)
 static int analyse(const npk_plan *p, size_t *n_npu, char *err, size_t n)
 {
     if (!p->calibrated) {
-        snprintf(err, n, "the plan is not quantised (calibrate it first)");
+        snprintf(err, n, "int8 needs a calibrated plan: give calibration inputs (--calib X.npy)");
         return -1;
     }
     size_t k = p->n_layers;
