@@ -8,6 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h> /* the canonical port-line scanner (baseline on x86-64) */
+#define TT_SCAN_SSE2 1
+#endif
+
 #include "asm/asm.h"
 #include "targets/tinytpu/tinytpu.h"
 
@@ -292,6 +297,7 @@ static const port_col port_cols[] = {
 };
 #define N_PORT_COLS (sizeof port_cols / sizeof port_cols[0])
 #define PORT_COLS_MAX (12 + 2 * TT_MAX_N) /* columns of a port-stream line at N = TT_MAX_N */
+#define CANON_MAX 128 /* canonical port lines up to this long (N <= 12) go through the scanner */
 
 static unsigned port_width(unsigned field)
 {
@@ -496,6 +502,15 @@ typedef struct word_reader {
     uint8_t digs[PORT_COLS_MAX];
     size_t canon_len;
     bool count_only; /* count the cycles in done, keep none (a stream's first reading) */
+    bool odd;        /* a stream: lines the scalar path reads are checked for odd bytes */
+    bool plain;      /* the portable scanner of canonical lines, not the SSE2 one (tests) */
+    /* the scanner of canonical port lines (below): the bytes it reads from a line's start (the
+     * line rounded up to 16; 0: lines longer than CANON_MAX, no scanner), per byte what passes
+     * (x = c - vbase <= vdlim, or a letter a-f/A-F where vkill is 0), and per column where its
+     * value's high and low bytes are in the scanner's nibble and pair arrays */
+    unsigned vspan;
+    uint8_t vbase[CANON_MAX], vdlim[CANON_MAX], vkill[CANON_MAX];
+    uint16_t ghi[PORT_COLS_MAX], glo[PORT_COLS_MAX];
 } word_reader;
 
 static int add_cycle(npk_asm *a, word_reader *r, tt_cycle *c, const tt_hostw *hw, unsigned nh)
@@ -910,6 +925,162 @@ static int hex_fast(word_reader *r, const char *q, const char *end, unsigned lin
     return 1;
 }
 
+/* Bytes the whole-file reader treats otherwise: NUL (an error there) and control characters
+ * other than white space (too many make the file an image, not text). A stream checks
+ * the lines its scalar path reads (the scanner's lines hold none). */
+static bool odd_bytes(const char *p, size_t n)
+{
+    unsigned char bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b = (unsigned char)p[i];
+        bad |= b < 0x20 && (b < '\t' || b > '\r');
+    }
+    return bad != 0;
+}
+
+/* ---- canonical port lines, 16 bytes at a time ------------------------------------------------
+ * Most lines of a port stream are as tt_write_words writes them (the canonical branch of
+ * port_fast). The scanner checks such a line as a whole, 16 bytes at a time, and converts it:
+ * with per-byte tables made for N (scanner_init), a byte c passes when x = c - vbase <= vdlim
+ * (a digit within the limit of its place, or, with vdlim 0, the separator vbase) or when it is
+ * a letter a-f/A-F and vkill is 0 (a place where any hex digit fits); the bytes after the line,
+ * up to vspan, always pass. Which is exactly port_fast's canonical test (each column's digits
+ * hex, its value within its port width, the separators); a line that fails goes to port_fast.
+ * A passing line's digit values (min(x, (c | 0x20) - 'a' + 10), 0 on a separator) and the
+ * values of each two neighbouring digits give every column (at most 4 digits) as a high and a
+ * low byte. SSE2 (the x86-64 baseline) and a portable copy of the same arithmetic (the
+ * reader's `plain`; tt_read_words_plain, so the tests run both). */
+
+static void scanner_init(word_reader *r)
+{
+    const size_t span = (r->canon_len + 15) & ~(size_t)15;
+    r->vspan = 0;
+    if (span > CANON_MAX)
+        return;
+    memset(r->vbase, 0, span);
+    memset(r->vdlim, 0xFF, span);
+    memset(r->vkill, 0, span);
+    size_t o = 0;
+    for (unsigned j = 0; j < r->cols; j++) {
+        const unsigned d = r->digs[j];
+        if (d < 1 || d > 4)
+            return;
+        for (unsigned i = 0; i < d; i++) {
+            const int bits = (int)r->width[j] - 4 * (int)(d - 1 - i);
+            const unsigned lim = bits <= 0 ? 0 : bits >= 4 ? 15 : (1u << bits) - 1;
+            r->vbase[o + i] = '0';
+            r->vdlim[o + i] = (uint8_t)(lim < 9 ? lim : 9);
+            r->vkill[o + i] = lim == 15 ? 0 : 0x80;
+        }
+        r->vbase[o + d] = j + 1 < r->cols ? ' ' : '\n';
+        r->vdlim[o + d] = 0;
+        r->vkill[o + d] = 0x80;
+        /* nibbles at [0, span), pairs (digit p and p + 1) at [span, 2 span), a 0 at 2 span */
+        const size_t pair = span + o, zero = 2 * span;
+        r->ghi[j] = (uint16_t)(d == 4 ? pair : d == 3 ? o : zero);
+        r->glo[j] = (uint16_t)(d == 1 ? o : pair + d - 2);
+        o += d + 1;
+    }
+    r->vspan = (unsigned)span;
+}
+
+/* The portable scanner: 1 when the line at q is canonical, with its nibbles and pairs in A
+ * (when conv); reads vspan bytes from q. */
+static bool canon_plain(const word_reader *r, const char *q, uint8_t *A, bool conv)
+{
+    const unsigned span = r->vspan;
+    unsigned bad = 0;
+    for (unsigned i = 0; i < span; i++) {
+        const uint8_t c = (uint8_t)q[i], x = (uint8_t)(c - r->vbase[i]),
+                      y0 = (uint8_t)((c | 0x20) - 'a'), y = (uint8_t)(y0 | r->vkill[i]),
+                      h = (uint8_t)(y0 + 10);
+        bad |= (x > r->vdlim[i]) & (y > 5);
+        A[i] = x < h ? x : h;
+    }
+    if (bad)
+        return false;
+    for (unsigned i = 0; conv && i < span; i++)
+        A[span + i] = (uint8_t)(A[i] << 4 | (i + 1 < span ? A[i + 1] : 0));
+    return true;
+}
+
+#ifdef TT_SCAN_SSE2
+static inline __attribute__((always_inline)) bool canon_sse2(const word_reader *r, const char *q,
+                                                             uint8_t *A, bool conv,
+                                                             const unsigned span)
+{
+    const __m128i x20 = _mm_set1_epi8(0x20), xa = _mm_set1_epi8('a'), five = _mm_set1_epi8(5),
+                  ten = _mm_set1_epi8(10);
+    __m128i acc = _mm_set1_epi8(-1), nib[CANON_MAX / 16];
+    for (unsigned i = 0; i < span / 16; i++) {
+        const __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(q + 16 * i)),
+                      x = _mm_sub_epi8(c, _mm_loadu_si128((const __m128i *)(const void *)(r->vbase + 16 * i))),
+                      y0 = _mm_sub_epi8(_mm_or_si128(c, x20), xa),
+                      y = _mm_or_si128(y0, _mm_loadu_si128((const __m128i *)(const void *)(r->vkill + 16 * i))),
+                      dl = _mm_loadu_si128((const __m128i *)(const void *)(r->vdlim + 16 * i));
+        acc = _mm_and_si128(acc, _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(x, dl), x),
+                                              _mm_cmpeq_epi8(_mm_min_epu8(y, five), y)));
+        nib[i] = _mm_min_epu8(x, _mm_add_epi8(y0, ten));
+    }
+    if (_mm_movemask_epi8(acc) != 0xFFFF)
+        return false;
+    for (unsigned i = 0; conv && i < span / 16; i++) {
+        /* digit p << 4 | digit p + 1: in a line every digit is <= 15, so the 16-bit shift
+         * carries nothing into the neighbouring byte */
+        const __m128i next = i + 1 < span / 16 ? _mm_slli_si128(nib[i + 1], 15) : _mm_setzero_si128();
+        _mm_storeu_si128((__m128i *)(void *)(A + 16 * i), nib[i]);
+        _mm_storeu_si128((__m128i *)(void *)(A + span + 16 * i),
+                         _mm_or_si128(_mm_slli_epi16(nib[i], 4),
+                                      _mm_or_si128(_mm_srli_si128(nib[i], 1), next)));
+    }
+    return true;
+}
+#endif
+
+static inline __attribute__((always_inline)) bool canon_line(const word_reader *r, const char *q,
+                                                             uint8_t *A, bool conv)
+{
+#ifdef TT_SCAN_SSE2
+    if (!r->plain)
+        return r->vspan == 64 ? canon_sse2(r, q, A, conv, 64) : canon_sse2(r, q, A, conv, r->vspan);
+#endif
+    return canon_plain(r, q, A, conv);
+}
+
+/* Canonical port lines from q (each with vspan bytes before end) appended to r->p, or counted:
+ * the first line that is not one, or NULL past the cycle limit or out of memory. */
+static const char *canon_lines(word_reader *r, const char *q, const char *end)
+{
+    const size_t L = r->canon_len, span = r->vspan;
+    uint8_t A[2 * CANON_MAX + 1];
+    A[2 * span] = 0;
+    if (r->count_only) {
+        const char *s = q;
+        while ((size_t)(end - q) >= span && canon_line(r, q, A, false))
+            q += L;
+        const size_t k = (size_t)(q - s) / L;
+        if (r->done + k > r->max)
+            return NULL;
+        r->done += k;
+        r->line += (unsigned)k;
+        return q;
+    }
+    uint16_t vals[PORT_COLS_MAX];
+    tt_hostw hw[TT_MAX_N];
+    tt_cycle cy;
+    unsigned nh;
+    while ((size_t)(end - q) >= span && canon_line(r, q, A, true)) {
+        for (unsigned j = 0; j < r->cols; j++)
+            vals[j] = (uint16_t)(A[r->ghi[j]] << 8 | A[r->glo[j]]);
+        port_cycle(r, vals, &cy, hw, &nh);
+        cy.line = ++r->line;
+        if (r->done + r->p->n - r->n0 >= r->max || tt_program_add(r->p, &cy, hw, nh))
+            return NULL;
+        q += L;
+    }
+    return q;
+}
+
 /* Whole lines [q, end) through the fast reader, appended to r->p (*end is NUL, or the text goes
  * on after the '\n' that ends the last line): 0, or -1 at a line that needs the engine. */
 static int fast_lines(word_reader *r, const char *q, const char *end)
@@ -920,6 +1091,15 @@ static int fast_lines(word_reader *r, const char *q, const char *end)
     tt_cycle cy;
     unsigned nh = 0;
     while (q < end) {
+        if (r->vspan && (size_t)(end - q) >= r->vspan) {
+            const char *s = canon_lines(r, q, end);
+            if (!s)
+                return -1;
+            if (s != q) {
+                q = s;
+                continue;
+            }
+        }
         int got;
         r->line++;
         if (r->fmt == TT_FMT_PORT) {
@@ -929,7 +1109,7 @@ static int fast_lines(word_reader *r, const char *q, const char *end)
         } else {
             got = hex_fast(r, q, end, r->line, &cy, hw, &nh, &next);
         }
-        if (got < 0)
+        if (got < 0 || (r->odd && odd_bytes(q, (size_t)(next - q))))
             return -1;
         if (got) {
             cy.line = r->line;
@@ -1027,6 +1207,8 @@ static void reader_init(word_reader *r, tt_program *p, tt_format fmt, unsigned N
             r->width[r->cols++] = (uint8_t)port_width(port_cols[i].field);
         }
     }
+    if (fmt == TT_FMT_PORT)
+        scanner_init(r);
 }
 
 static bool word_format_ok(tt_format fmt, unsigned N)
@@ -1036,7 +1218,7 @@ static bool word_format_ok(tt_format fmt, unsigned N)
 }
 
 static int read_words(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
-                      uint32_t max_cycles, tt_program *p, FILE *diag, bool fast)
+                      uint32_t max_cycles, tt_program *p, FILE *diag, bool fast, bool plain)
 {
     const char *file = name ? name : "<input>";
     if (!word_format_ok(fmt, N)) {
@@ -1048,6 +1230,7 @@ static int read_words(const char *src, const char *name, tt_format fmt, unsigned
     }
     word_reader r;
     reader_init(&r, p, fmt, N, lr0, max_cycles);
+    r.plain = plain;
     size_t len = src ? strlen(src) : 0;
     if (fast && read_fast(&r, src ? src : "", len) == 0)
         return 0;
@@ -1068,13 +1251,19 @@ static int read_words(const char *src, const char *name, tt_format fmt, unsigned
 int tt_read_words_max(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
                       uint32_t max_cycles, tt_program *p, FILE *diag)
 {
-    return read_words(src, name, fmt, N, lr0, max_cycles, p, diag, true);
+    return read_words(src, name, fmt, N, lr0, max_cycles, p, diag, true, false);
+}
+
+int tt_read_words_plain(const char *src, const char *name, tt_format fmt, unsigned N,
+                        uint16_t lr0, uint32_t max_cycles, tt_program *p, FILE *diag)
+{
+    return read_words(src, name, fmt, N, lr0, max_cycles, p, diag, true, true);
 }
 
 int tt_read_words_engine(const char *src, const char *name, tt_format fmt, unsigned N,
                          uint16_t lr0, uint32_t max_cycles, tt_program *p, FILE *diag)
 {
-    return read_words(src, name, fmt, N, lr0, max_cycles, p, diag, false);
+    return read_words(src, name, fmt, N, lr0, max_cycles, p, diag, false, false);
 }
 
 /* ---- a streamed word file ------------------------------------------------------------------- */
@@ -1099,6 +1288,7 @@ tt_word_stream *tt_word_stream_open(int fd, tt_format fmt, unsigned N, uint16_t 
         return NULL;
     }
     reader_init(&ws->r, NULL, fmt, N, lr0, max_cycles);
+    ws->r.odd = true;
     ws->fd = fd;
     ws->cap = buf_size;
     ws->buf[0] = '\0';
@@ -1127,18 +1317,6 @@ int tt_word_stream_rewind(tt_word_stream *ws)
     ws->eof = false;
     ws->buf[0] = '\0';
     return lseek(ws->fd, 0, SEEK_SET) == 0 ? 0 : -1;
-}
-
-/* Bytes the whole-file reader treats otherwise: NUL (an error there) and control characters
- * other than white space (too many make the file an image, not text). */
-static bool odd_bytes(const char *p, size_t n)
-{
-    unsigned char bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char b = (unsigned char)p[i];
-        bad |= b < 0x20 && (b < '\t' || b > '\r');
-    }
-    return bad != 0;
 }
 
 int tt_word_stream_count(tt_word_stream *ws, uint64_t *n)
@@ -1192,7 +1370,7 @@ long tt_word_stream_read(tt_word_stream *ws, tt_program *p)
         do
             got = read(ws->fd, ws->buf + keep, ws->cap - keep);
         while (got < 0 && errno == EINTR);
-        if (got < 0 || odd_bytes(ws->buf + keep, (size_t)got))
+        if (got < 0)
             return -1;
         ws->eof = got == 0;
         ws->len += (size_t)got;

@@ -25,15 +25,17 @@ typedef struct outcome {
     char *diag;
 } outcome;
 
+/* how: 0 the engine, 1 the fast reader, 2 the fast reader with its portable line scanner */
 static void read_with(const char *src, tt_format fmt, unsigned N, uint16_t lr0, uint32_t max,
-                      bool fast, outcome *o)
+                      int how, outcome *o)
 {
     size_t len = 0;
     o->diag = NULL;
     FILE *f = open_memstream(&o->diag, &len);
     tt_program_init(&o->p, N);
-    o->e = fast ? tt_read_words_max(src, "t.words", fmt, N, lr0, max, &o->p, f)
-                : tt_read_words_engine(src, "t.words", fmt, N, lr0, max, &o->p, f);
+    o->e = how == 1   ? tt_read_words_max(src, "t.words", fmt, N, lr0, max, &o->p, f)
+           : how == 2 ? tt_read_words_plain(src, "t.words", fmt, N, lr0, max, &o->p, f)
+                      : tt_read_words_engine(src, "t.words", fmt, N, lr0, max, &o->p, f);
     fclose(f);
 }
 
@@ -45,24 +47,29 @@ static bool same_lines(const tt_program *a, const tt_program *b)
     return true;
 }
 
-/* Both readers on src: equal outcomes. */
+/* The fast reader (with the host's line scanner, then with the portable one) and the engine on
+ * src: equal outcomes. */
 static void compare(const char *src, tt_format fmt, unsigned N, uint16_t lr0, uint32_t max,
                     const char *what, unsigned seed)
 {
-    outcome f, e;
-    read_with(src, fmt, N, lr0, max, true, &f);
-    read_with(src, fmt, N, lr0, max, false, &e);
-    bool ok = f.e == e.e && strcmp(f.diag, e.diag) == 0 && tt_program_equal(&f.p, &e.p) &&
-              same_lines(&f.p, &e.p);
-    NPK_REPORT(ok,
-               "%s seed %u (%s, N = %u): fast reader %d errors, %zu cycles; engine %d errors, "
-               "%zu cycles\n--- text:\n%s--- fast:\n%s--- engine:\n%s\n",
-               what, seed, tt_format_names[fmt], N, f.e, f.p.n, e.e, e.p.n, src, f.diag, e.diag);
+    outcome e;
+    read_with(src, fmt, N, lr0, max, 0, &e);
+    for (int how = 1; how <= 2; how++) {
+        outcome f;
+        read_with(src, fmt, N, lr0, max, how, &f);
+        bool ok = f.e == e.e && strcmp(f.diag, e.diag) == 0 && tt_program_equal(&f.p, &e.p) &&
+                  same_lines(&f.p, &e.p);
+        NPK_REPORT(ok,
+                   "%s seed %u (%s, N = %u): fast reader (%s scanner) %d errors, %zu cycles; "
+                   "engine %d errors, %zu cycles\n--- text:\n%s--- fast:\n%s--- engine:\n%s\n",
+                   what, seed, tt_format_names[fmt], N, how == 1 ? "host" : "portable", f.e,
+                   f.p.n, e.e, e.p.n, src, f.diag, e.diag);
+        tt_program_free(&f.p);
+        free(f.diag);
+    }
     compared++;
     rejected += e.e != 0;
-    tt_program_free(&f.p);
     tt_program_free(&e.p);
-    free(f.diag);
     free(e.diag);
 }
 
