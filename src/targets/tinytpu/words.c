@@ -58,28 +58,39 @@ void tt_program_free(tt_program *p)
     tt_program_init(p, N);
 }
 
+/* Room for `more` elements of `size` bytes after the n in *buf (*cap of them): 0, or -1. */
+static int grow(void **buf, size_t *cap, size_t n, size_t more, size_t size)
+{
+    if (*cap - n >= more)
+        return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c - n < more)
+        c *= 2;
+    void *b = realloc(*buf, c * size);
+    if (!b)
+        return -1;
+    *buf = b;
+    *cap = c;
+    return 0;
+}
+
+/* Room for nc more cycles and nhw more host writes in p: 0, or -1 (out of memory, or more
+ * host writes than tt_cycle.host counts, which tt_program_add refuses). */
+static int program_reserve(tt_program *p, size_t nc, size_t nhw)
+{
+    void *c = p->c, *h = p->hw;
+    const int e = p->n_hw + nhw > UINT32_MAX || grow(&c, &p->cap, p->n, nc, sizeof *p->c) ||
+                  grow(&h, &p->cap_hw, p->n_hw, nhw, sizeof *p->hw);
+    p->c = c;
+    p->hw = h;
+    return e ? -1 : 0;
+}
+
 int tt_program_add(tt_program *p, const tt_cycle *c, const tt_hostw *hw, unsigned n_host)
 {
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 64;
-        tt_cycle *nc = realloc(p->c, cap * sizeof *nc);
-        if (!nc)
-            return -1;
-        p->c = nc;
-        p->cap = cap;
-    }
-    if (p->n_hw + n_host > UINT32_MAX)
-        return -1; /* tt_cycle.host is 32 bits (max_cycles keeps programs far below this) */
-    if (p->n_hw + n_host > p->cap_hw) {
-        size_t cap = p->cap_hw ? p->cap_hw : 64;
-        while (cap < p->n_hw + n_host)
-            cap *= 2;
-        tt_hostw *nh = realloc(p->hw, cap * sizeof *nh);
-        if (!nh)
-            return -1;
-        p->hw = nh;
-        p->cap_hw = cap;
-    }
+    if (program_reserve(p, 1, n_host))
+        return -1; /* out of memory, or tt_cycle.host's 32 bits (max_cycles keeps programs far
+                    * below this) */
     tt_cycle *d = &p->c[p->n++];
     *d = *c;
     d->host = (uint32_t)p->n_hw;
@@ -1065,17 +1076,24 @@ static const char *canon_lines(word_reader *r, const char *q, const char *end)
         r->line += (unsigned)k;
         return q;
     }
+    /* room for every line before end, the cycles written in place */
+    tt_program *p = r->p;
+    const size_t most = (size_t)(end - q) / L + 1;
+    if (program_reserve(p, most, most * r->N))
+        return q; /* the scalar path adds this line (or says it cannot) */
     uint16_t vals[PORT_COLS_MAX];
-    tt_hostw hw[TT_MAX_N];
-    tt_cycle cy;
-    unsigned nh;
     while ((size_t)(end - q) >= span && canon_line(r, q, A, true)) {
         for (unsigned j = 0; j < r->cols; j++)
             vals[j] = (uint16_t)(A[r->ghi[j]] << 8 | A[r->glo[j]]);
-        port_cycle(r, vals, &cy, hw, &nh);
-        cy.line = ++r->line;
-        if (r->done + r->p->n - r->n0 >= r->max || tt_program_add(r->p, &cy, hw, nh))
+        if (r->done + p->n - r->n0 >= r->max)
             return NULL;
+        tt_cycle *cy = &p->c[p->n++];
+        unsigned nh;
+        port_cycle(r, vals, cy, p->hw + p->n_hw, &nh);
+        cy->host = (uint32_t)p->n_hw;
+        cy->n_host = (uint16_t)nh;
+        cy->line = ++r->line;
+        p->n_hw += nh;
         q += L;
     }
     return q;
