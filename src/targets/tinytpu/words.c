@@ -723,30 +723,45 @@ static int hex_statement(npk_asm *a, npk_cur *c, word_reader *r)
     return add_cycle(a, r, &cy, hw, nh);
 }
 
-/* The cycle that a port-stream line's values (in column order, fields.def) give. */
-static void port_cycle(const word_reader *r, const uint16_t *vals, tt_cycle *cy, tt_hostw *hw,
-                       unsigned *nh)
+/* Column j of a port-stream line: its value in vals (column order, fields.def), or with vals
+ * NULL from the line scanner's digits A (its high and low bytes, at ghi[j] and glo[j]). */
+static inline __attribute__((always_inline)) uint16_t column(const word_reader *r,
+                                                              const uint16_t *vals,
+                                                              const uint8_t *A, unsigned j)
+{
+    return vals ? vals[j] : (uint16_t)(A[r->ghi[j]] << 8 | A[r->glo[j]]);
+}
+
+/* The cycle that a port-stream line's values (column) give. */
+static inline __attribute__((always_inline)) void
+port_cycle_of(const word_reader *r, const uint16_t *vals, const uint8_t *A, tt_cycle *cy,
+              tt_hostw *hw, unsigned *nh)
 {
     const unsigned *at = r->at;
     memset(cy, 0, sizeof *cy);
-    cy->rst = (uint8_t)vals[at[PORT_RST]];
-    cy->lr = vals[at[PORT_LR]];
-    cy->sw = (uint8_t)vals[at[TT_F_SW]];
-    cy->start = (uint8_t)vals[at[TT_F_START]];
-    cy->T = (uint8_t)vals[at[TT_F_T]];
-    cy->sel = vals[at[TT_F_SEL]];
-    cy->addr = vals[at[TT_F_ADDR]];
-    cy->rows = vals[at[TT_F_ROWS]];
-    cy->cols = vals[at[TT_F_COLS]];
-    cy->pathway = (uint8_t)vals[at[TT_F_PATHWAY]];
-    cy->leak = vals[at[TT_F_LEAK]];
-    cy->inv = vals[at[TT_F_INV]];
-    const uint16_t *hv = vals + at[TT_F_HV], *hd = vals + at[TT_F_HD];
+    cy->rst = (uint8_t)column(r, vals, A, at[PORT_RST]);
+    cy->lr = column(r, vals, A, at[PORT_LR]);
+    cy->sw = (uint8_t)column(r, vals, A, at[TT_F_SW]);
+    cy->start = (uint8_t)column(r, vals, A, at[TT_F_START]);
+    cy->T = (uint8_t)column(r, vals, A, at[TT_F_T]);
+    cy->sel = column(r, vals, A, at[TT_F_SEL]);
+    cy->addr = column(r, vals, A, at[TT_F_ADDR]);
+    cy->rows = column(r, vals, A, at[TT_F_ROWS]);
+    cy->cols = column(r, vals, A, at[TT_F_COLS]);
+    cy->pathway = (uint8_t)column(r, vals, A, at[TT_F_PATHWAY]);
+    cy->leak = column(r, vals, A, at[TT_F_LEAK]);
+    cy->inv = column(r, vals, A, at[TT_F_INV]);
     unsigned n = 0;
     for (unsigned l = 0; l < r->N; l++)
-        if (hv[l])
-            hw[n++] = (tt_hostw){(uint16_t)l, hd[l]};
+        if (column(r, vals, A, at[TT_F_HV] + l))
+            hw[n++] = (tt_hostw){(uint16_t)l, column(r, vals, A, at[TT_F_HD] + l)};
     *nh = n;
+}
+
+static void port_cycle(const word_reader *r, const uint16_t *vals, tt_cycle *cy, tt_hostw *hw,
+                       unsigned *nh)
+{
+    port_cycle_of(r, vals, NULL, cy, hw, nh);
 }
 
 static int port_statement(npk_asm *a, npk_cur *c, word_reader *r)
@@ -1081,15 +1096,12 @@ static const char *canon_lines(word_reader *r, const char *q, const char *end)
     const size_t most = (size_t)(end - q) / L + 1;
     if (program_reserve(p, most, most * r->N))
         return q; /* the scalar path adds this line (or says it cannot) */
-    uint16_t vals[PORT_COLS_MAX];
     while ((size_t)(end - q) >= span && canon_line(r, q, A, true)) {
-        for (unsigned j = 0; j < r->cols; j++)
-            vals[j] = (uint16_t)(A[r->ghi[j]] << 8 | A[r->glo[j]]);
         if (r->done + p->n - r->n0 >= r->max)
             return NULL;
         tt_cycle *cy = &p->c[p->n++];
         unsigned nh;
-        port_cycle(r, vals, cy, p->hw + p->n_hw, &nh);
+        port_cycle_of(r, NULL, A, cy, p->hw + p->n_hw, &nh);
         cy->host = (uint32_t)p->n_hw;
         cy->n_host = (uint16_t)nh;
         cy->line = ++r->line;
