@@ -124,8 +124,14 @@ static void random_texts(void)
             compare(t, f, N, 0, 0, "clean", seed);
             compare(t, f, N, 0x40, 0, "clean lr=0x40", seed);
             compare(t, f, N, 0, (uint32_t)(n > 1 ? n - 1 : 1), "max_cycles", seed);
+            if (n > 2) /* the limit reached before the last line (in the port line scanner) */
+                compare(t, f, N, 0, (uint32_t)(n - 2), "max_cycles n - 2", seed);
             size_t len = strlen(t);
-            char *m = malloc(len + 8);
+            char *m = malloc(len + 64);
+            if (m && n > 1) { /* the last word past the limit, a comment after it */
+                snprintf(m, len + 64, "%s# the end of the program, a comment line\n", t);
+                compare(m, f, N, 0, (uint32_t)(n - 1), "max_cycles, then a comment", seed);
+            }
             for (unsigned k = 0; m && k < 40; k++) {
                 memcpy(m, t, len + 1);
                 mutate(&r, m);

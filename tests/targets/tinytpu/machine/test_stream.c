@@ -111,8 +111,10 @@ static int run_ops(const char *spec, const char *path, uint64_t half, int stream
 }
 
 /* A file the stream does not read cleanly is read whole, as with stream=0: the same error,
- * the same diagnostics (here an error 70,000 lines in, past the first read buffer, and a file
- * whose format the first 64 KiB do not settle). */
+ * the same diagnostics (here an error 70,000 lines in, past the first read buffer, a file
+ * whose format the first 64 KiB do not settle, a NUL byte in a comment 70,000 lines in,
+ * which only the stream's check of the lines it reads byte by byte sees, and 70,000 cycles
+ * and a comment with max_cycles=69999). */
 static void same_errors(const char *dir)
 {
     static const char good[] = "0 0 0 0 0 0 0000 0000 000 0000 0000 0000 0 0040 0020 0080\n";
@@ -120,7 +122,8 @@ static void same_errors(const char *dir)
                                       "0 0 0 0 0 0 0000 0000 000 0000 0000 0000 0 0040 0020 0x8\n"};
     char path[128];
     snprintf(path, sizeof path, "%s/bad.port", dir);
-    for (int k = 0; k < 3; k++) {
+    static const char nul[] = "# a comment with a NUL (\0) in it\n";
+    for (int k = 0; k < 5; k++) {
         FILE *f = fopen(path, "w");
         if (!f)
             return;
@@ -130,6 +133,10 @@ static void same_errors(const char *dir)
             fputs(good, f);
         if (k < 2)
             fputs(bad[k], f);
+        if (k == 3)
+            fwrite(nul, 1, sizeof nul - 1, f);
+        if (k == 4) /* the last word is not the last line */
+            fputs("# the end\n", f);
         fclose(f);
         char *diag[2] = {NULL, NULL}, msg[2][512];
         npk_status st[2];
@@ -139,7 +146,8 @@ static void same_errors(const char *dir)
             FILE *d = open_memstream(&diag[sm], &len);
             npk_machine *m = NULL;
             char spec[64];
-            snprintf(spec, sizeof spec, "tinytpu:lr=0x40,stream=%d", sm);
+            snprintf(spec, sizeof spec, "tinytpu:lr=0x40,stream=%d%s", sm,
+                     k == 4 ? ",max_cycles=69999" : "");
             npk_create(&m, spec, NULL, msg[sm], sizeof msg[sm]);
             st[sm] = npk_load_file(m, path, d);
             snprintf(msg[sm], sizeof msg[sm], "%s", npk_error(m));
@@ -154,8 +162,10 @@ static void same_errors(const char *dir)
                    "case %d: stream=0: %d %s\n%s cycles %llu; stream=1: %d %s\n%s cycles %llu\n",
                    k, (int)st[0], msg[0], diag[0], (unsigned long long)n[0], (int)st[1], msg[1],
                    diag[1], (unsigned long long)n[1]);
-        NPK_CHECK(k < 2 ? st[1] == NPK_ERR_FORMAT && strstr(diag[1], "bad.port:70001:")
-                        : st[1] == NPK_OK && n[1] == 70000);
+        NPK_CHECK(k < 2    ? st[1] == NPK_ERR_FORMAT && strstr(diag[1], "bad.port:70001:")
+                  : k == 2 ? st[1] == NPK_OK && n[1] == 70000
+                  : k == 3 ? st[1] != NPK_OK
+                           : st[1] == NPK_ERR_FORMAT && strstr(diag[1], "more than 69999"));
         free(diag[0]);
         free(diag[1]);
     }
