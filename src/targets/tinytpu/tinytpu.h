@@ -127,10 +127,12 @@ int tt_read_words_max(const char *src, const char *name, tt_format fmt, unsigned
  * reports the errors. This one always uses the engine: for the tests that compare the two. */
 int tt_read_words_engine(const char *src, const char *name, tt_format fmt, unsigned N,
                          uint16_t lr0, uint32_t max_cycles, tt_program *p, FILE *diag);
-/* As tt_read_words_max with the portable copy of the fast reader's SSE2 scanner of port lines
- * (on every host): for the tests that compare the two. */
-int tt_read_words_plain(const char *src, const char *name, tt_format fmt, unsigned N,
-                        uint16_t lr0, uint32_t max_cycles, tt_program *p, FILE *diag);
+/* As tt_read_words_max with a given scanner of port lines in the fast reader: 0 its portable C
+ * copy, 1 SSE2, 2 AVX2 (N = 2); the best the host has up to that one. For the tests that
+ * compare them (tt_read_words_max takes the best). */
+int tt_read_words_scan(const char *src, const char *name, tt_format fmt, unsigned N,
+                       uint16_t lr0, uint32_t max_cycles, int scanner, tt_program *p,
+                       FILE *diag);
 /* A word file read as a stream (the machine's stream=1): the fast reader over a buffer of
  * buf_size bytes, one buffer's whole lines at a time. Open takes the file descriptor (closed by
  * tt_word_stream_close); NULL for a format that is not a word format for N, or out of memory.

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h> /* the canonical port-line scanner (baseline on x86-64) */
-#define TT_SCAN_SSE2 1
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <immintrin.h> /* the canonical port-line scanner: SSE2 (the x86-64 baseline), AVX2 */
+#define TT_SCAN_X86 1
 #endif
 
 #include "asm/asm.h"
@@ -514,7 +514,7 @@ typedef struct word_reader {
     size_t canon_len;
     bool count_only; /* count the cycles in done, keep none (a stream's first reading) */
     bool odd;        /* a stream: lines the scalar path reads are checked for odd bytes */
-    bool plain;      /* the portable scanner of canonical lines, not the SSE2 one (tests) */
+    int scan;        /* the scanner of canonical lines: TT_SCAN_PLAIN, _SSE2 or _AVX2 */
     /* the scanner of canonical port lines (below): the bytes it reads from a line's start (the
      * line rounded up to 16; 0: lines longer than CANON_MAX, no scanner), per byte what passes
      * (x = c - vbase <= vdlim, or a letter a-f/A-F where vkill is 0), and per column where its
@@ -975,7 +975,8 @@ static bool odd_bytes(const char *p, size_t n)
  * A passing line's digit values (min(x, (c | 0x20) - 'a' + 10), 0 on a separator) and the
  * values of each two neighbouring digits give every column (at most 4 digits) as a high and a
  * low byte. SSE2 (the x86-64 baseline) and a portable copy of the same arithmetic (the
- * reader's `plain`; tt_read_words_plain, so the tests run both). */
+ * reader's `scan`; tt_read_words_scan, so the tests run each), and for N = 2 (64 bytes) an
+ * AVX2 copy, chosen when the host has AVX2 (__builtin_cpu_supports). */
 
 static void scanner_init(word_reader *r)
 {
@@ -1030,7 +1031,12 @@ static bool canon_plain(const word_reader *r, const char *q, uint8_t *A, bool co
     return true;
 }
 
-#ifdef TT_SCAN_SSE2
+#ifdef TT_SCAN_X86
+#define LD16(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define ST16(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)
+#define LD32(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define ST32(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
+
 static inline __attribute__((always_inline)) bool canon_sse2(const word_reader *r, const char *q,
                                                              uint8_t *A, bool conv,
                                                              const unsigned span)
@@ -1039,11 +1045,9 @@ static inline __attribute__((always_inline)) bool canon_sse2(const word_reader *
                   ten = _mm_set1_epi8(10);
     __m128i acc = _mm_set1_epi8(-1), nib[CANON_MAX / 16];
     for (unsigned i = 0; i < span / 16; i++) {
-        const __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(q + 16 * i)),
-                      x = _mm_sub_epi8(c, _mm_loadu_si128((const __m128i *)(const void *)(r->vbase + 16 * i))),
+        const __m128i c = LD16(q + 16 * i), x = _mm_sub_epi8(c, LD16(r->vbase + 16 * i)),
                       y0 = _mm_sub_epi8(_mm_or_si128(c, x20), xa),
-                      y = _mm_or_si128(y0, _mm_loadu_si128((const __m128i *)(const void *)(r->vkill + 16 * i))),
-                      dl = _mm_loadu_si128((const __m128i *)(const void *)(r->vdlim + 16 * i));
+                      y = _mm_or_si128(y0, LD16(r->vkill + 16 * i)), dl = LD16(r->vdlim + 16 * i);
         acc = _mm_and_si128(acc, _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(x, dl), x),
                                               _mm_cmpeq_epi8(_mm_min_epu8(y, five), y)));
         nib[i] = _mm_min_epu8(x, _mm_add_epi8(y0, ten));
@@ -1053,22 +1057,73 @@ static inline __attribute__((always_inline)) bool canon_sse2(const word_reader *
     for (unsigned i = 0; conv && i < span / 16; i++) {
         /* digit p << 4 | digit p + 1: in a line every digit is <= 15, so the 16-bit shift
          * carries nothing into the neighbouring byte */
-        const __m128i next = i + 1 < span / 16 ? _mm_slli_si128(nib[i + 1], 15) : _mm_setzero_si128();
-        _mm_storeu_si128((__m128i *)(void *)(A + 16 * i), nib[i]);
-        _mm_storeu_si128((__m128i *)(void *)(A + span + 16 * i),
-                         _mm_or_si128(_mm_slli_epi16(nib[i], 4),
-                                      _mm_or_si128(_mm_srli_si128(nib[i], 1), next)));
+        const __m128i next = i + 1 < span / 16 ? _mm_slli_si128(nib[i + 1], 15)
+                                               : _mm_setzero_si128();
+        ST16(A + 16 * i, nib[i]);
+        ST16(A + span + 16 * i, _mm_or_si128(_mm_slli_epi16(nib[i], 4),
+                                             _mm_or_si128(_mm_srli_si128(nib[i], 1), next)));
+    }
+    return true;
+}
+
+/* canon_sse2 32 bytes at a time, for a 64-byte span (N = 2). */
+__attribute__((target("avx2"))) static bool canon_avx2_64(const word_reader *r, const char *q,
+                                                          uint8_t *A, bool conv)
+{
+    const __m256i x20 = _mm256_set1_epi8(0x20), xa = _mm256_set1_epi8('a'),
+                  five = _mm256_set1_epi8(5), ten = _mm256_set1_epi8(10);
+    __m256i acc = _mm256_set1_epi8(-1), nib[2];
+    for (unsigned i = 0; i < 2; i++) {
+        const __m256i c = LD32(q + 32 * i), x = _mm256_sub_epi8(c, LD32(r->vbase + 32 * i)),
+                      y0 = _mm256_sub_epi8(_mm256_or_si256(c, x20), xa),
+                      y = _mm256_or_si256(y0, LD32(r->vkill + 32 * i)),
+                      dl = LD32(r->vdlim + 32 * i),
+                      ok = _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_min_epu8(x, dl), x),
+                                           _mm256_cmpeq_epi8(_mm256_min_epu8(y, five), y));
+        acc = _mm256_and_si256(acc, ok);
+        nib[i] = _mm256_min_epu8(x, _mm256_add_epi8(y0, ten));
+    }
+    if (_mm256_movemask_epi8(acc) != -1)
+        return false;
+    if (conv) {
+        /* each digit's neighbour: the bytes shifted down by one across the 128-bit lanes */
+        const __m256i hi0 = _mm256_permute2x128_si256(nib[0], nib[1], 0x21),
+                      hi1 = _mm256_permute2x128_si256(nib[1], nib[1], 0x81),
+                      next0 = _mm256_alignr_epi8(hi0, nib[0], 1),
+                      next1 = _mm256_alignr_epi8(hi1, nib[1], 1);
+        ST32(A, nib[0]);
+        ST32(A + 32, nib[1]);
+        ST32(A + 64, _mm256_or_si256(_mm256_slli_epi16(nib[0], 4), next0));
+        ST32(A + 96, _mm256_or_si256(_mm256_slli_epi16(nib[1], 4), next1));
     }
     return true;
 }
 #endif
 
+enum { TT_SCAN_PLAIN, TT_SCAN_SSE2, TT_SCAN_AVX2 };
+
+/* The best scanner up to `want` that the host has for the reader's lines. */
+static int scan_choose(const word_reader *r, int want)
+{
+#ifdef TT_SCAN_X86
+    if (want >= TT_SCAN_AVX2 && r->vspan == 64 && __builtin_cpu_supports("avx2"))
+        return TT_SCAN_AVX2;
+    return want >= TT_SCAN_SSE2 ? TT_SCAN_SSE2 : TT_SCAN_PLAIN;
+#else
+    (void)r, (void)want;
+    return TT_SCAN_PLAIN;
+#endif
+}
+
 static inline __attribute__((always_inline)) bool canon_line(const word_reader *r, const char *q,
                                                              uint8_t *A, bool conv)
 {
-#ifdef TT_SCAN_SSE2
-    if (!r->plain)
-        return r->vspan == 64 ? canon_sse2(r, q, A, conv, 64) : canon_sse2(r, q, A, conv, r->vspan);
+#ifdef TT_SCAN_X86
+    if (r->scan == TT_SCAN_AVX2)
+        return canon_avx2_64(r, q, A, conv);
+    if (r->scan == TT_SCAN_SSE2)
+        return r->vspan == 64 ? canon_sse2(r, q, A, conv, 64)
+                              : canon_sse2(r, q, A, conv, r->vspan);
 #endif
     return canon_plain(r, q, A, conv);
 }
@@ -1248,7 +1303,7 @@ static bool word_format_ok(tt_format fmt, unsigned N)
 }
 
 static int read_words(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
-                      uint32_t max_cycles, tt_program *p, FILE *diag, bool fast, bool plain)
+                      uint32_t max_cycles, tt_program *p, FILE *diag, bool fast, int scan)
 {
     const char *file = name ? name : "<input>";
     if (!word_format_ok(fmt, N)) {
@@ -1260,7 +1315,7 @@ static int read_words(const char *src, const char *name, tt_format fmt, unsigned
     }
     word_reader r;
     reader_init(&r, p, fmt, N, lr0, max_cycles);
-    r.plain = plain;
+    r.scan = scan_choose(&r, scan);
     size_t len = src ? strlen(src) : 0;
     if (fast && read_fast(&r, src ? src : "", len) == 0)
         return 0;
@@ -1281,19 +1336,19 @@ static int read_words(const char *src, const char *name, tt_format fmt, unsigned
 int tt_read_words_max(const char *src, const char *name, tt_format fmt, unsigned N, uint16_t lr0,
                       uint32_t max_cycles, tt_program *p, FILE *diag)
 {
-    return read_words(src, name, fmt, N, lr0, max_cycles, p, diag, true, false);
+    return read_words(src, name, fmt, N, lr0, max_cycles, p, diag, true, TT_SCAN_AVX2);
 }
 
-int tt_read_words_plain(const char *src, const char *name, tt_format fmt, unsigned N,
-                        uint16_t lr0, uint32_t max_cycles, tt_program *p, FILE *diag)
+int tt_read_words_scan(const char *src, const char *name, tt_format fmt, unsigned N,
+                       uint16_t lr0, uint32_t max_cycles, int scanner, tt_program *p, FILE *diag)
 {
-    return read_words(src, name, fmt, N, lr0, max_cycles, p, diag, true, true);
+    return read_words(src, name, fmt, N, lr0, max_cycles, p, diag, true, scanner);
 }
 
 int tt_read_words_engine(const char *src, const char *name, tt_format fmt, unsigned N,
                          uint16_t lr0, uint32_t max_cycles, tt_program *p, FILE *diag)
 {
-    return read_words(src, name, fmt, N, lr0, max_cycles, p, diag, false, false);
+    return read_words(src, name, fmt, N, lr0, max_cycles, p, diag, false, TT_SCAN_PLAIN);
 }
 
 /* ---- a streamed word file ------------------------------------------------------------------- */
@@ -1319,6 +1374,7 @@ tt_word_stream *tt_word_stream_open(int fd, tt_format fmt, unsigned N, uint16_t 
     }
     reader_init(&ws->r, NULL, fmt, N, lr0, max_cycles);
     ws->r.odd = true;
+    ws->r.scan = scan_choose(&ws->r, TT_SCAN_AVX2);
     ws->fd = fd;
     ws->cap = buf_size;
     ws->buf[0] = '\0';

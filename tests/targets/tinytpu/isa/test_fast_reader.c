@@ -18,6 +18,7 @@
 #endif
 
 static unsigned long compared, rejected;
+static const char *const scanners[] = {"the host's", "portable", "SSE2", "AVX2"};
 
 typedef struct outcome {
     int e;
@@ -25,7 +26,8 @@ typedef struct outcome {
     char *diag;
 } outcome;
 
-/* how: 0 the engine, 1 the fast reader, 2 the fast reader with its portable line scanner */
+/* how: 0 the engine, 1 the fast reader, 2 - 4 the fast reader with its portable, SSE2 and AVX2
+ * line scanner (the best the host has up to that one) */
 static void read_with(const char *src, tt_format fmt, unsigned N, uint16_t lr0, uint32_t max,
                       int how, outcome *o)
 {
@@ -34,7 +36,7 @@ static void read_with(const char *src, tt_format fmt, unsigned N, uint16_t lr0, 
     FILE *f = open_memstream(&o->diag, &len);
     tt_program_init(&o->p, N);
     o->e = how == 1   ? tt_read_words_max(src, "t.words", fmt, N, lr0, max, &o->p, f)
-           : how == 2 ? tt_read_words_plain(src, "t.words", fmt, N, lr0, max, &o->p, f)
+           : how >= 2 ? tt_read_words_scan(src, "t.words", fmt, N, lr0, max, how - 2, &o->p, f)
                       : tt_read_words_engine(src, "t.words", fmt, N, lr0, max, &o->p, f);
     fclose(f);
 }
@@ -47,14 +49,14 @@ static bool same_lines(const tt_program *a, const tt_program *b)
     return true;
 }
 
-/* The fast reader (with the host's line scanner, then with the portable one) and the engine on
- * src: equal outcomes. */
+/* The fast reader (with the host's line scanner, then with each one) and the engine on src:
+ * equal outcomes. */
 static void compare(const char *src, tt_format fmt, unsigned N, uint16_t lr0, uint32_t max,
                     const char *what, unsigned seed)
 {
     outcome e;
     read_with(src, fmt, N, lr0, max, 0, &e);
-    for (int how = 1; how <= 2; how++) {
+    for (int how = 1; how <= 4; how++) {
         outcome f;
         read_with(src, fmt, N, lr0, max, how, &f);
         bool ok = f.e == e.e && strcmp(f.diag, e.diag) == 0 && tt_program_equal(&f.p, &e.p) &&
@@ -62,7 +64,7 @@ static void compare(const char *src, tt_format fmt, unsigned N, uint16_t lr0, ui
         NPK_REPORT(ok,
                    "%s seed %u (%s, N = %u): fast reader (%s scanner) %d errors, %zu cycles; "
                    "engine %d errors, %zu cycles\n--- text:\n%s--- fast:\n%s--- engine:\n%s\n",
-                   what, seed, tt_format_names[fmt], N, how == 1 ? "host" : "portable", f.e,
+                   what, seed, tt_format_names[fmt], N, scanners[how - 1], f.e,
                    f.p.n, e.e, e.p.n, src, f.diag, e.diag);
         tt_program_free(&f.p);
         free(f.diag);
