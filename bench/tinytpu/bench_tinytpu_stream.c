@@ -107,9 +107,11 @@ static size_t write_file(const char *path, const char *one, size_t n, size_t rep
 }
 
 /* The port stream of reps copies of the program at path: npukit run streamed and read whole,
- * the readers in process (when `readers`), the simulation alone. */
+ * the readers in process (when `readers`), the simulation alone; the goal said for a long file
+ * (`long_file`; on a short one the process start weighs). */
 static int bench_file(const char *what, const tt_net *net, tt_compiled *c, const char *one,
-                      size_t one_n, size_t reps, const char *path, unsigned runs, int readers)
+                      size_t one_n, size_t reps, const char *path, unsigned runs, int readers,
+                      int long_file)
 {
     const size_t bytes = write_file(path, one, one_n, reps);
     if (!bytes)
@@ -183,7 +185,8 @@ static int bench_file(const char *what, const tt_net *net, tt_compiled *c, const
     printf("tinytpu N=%u, %s: %.0f cycles, %.1f MB port stream\n", net->N, what, cycles,
            (double)bytes / 1e6);
     printf("  npukit run, stream=1 (end to end):  %8.2f ms  %6.1f M cycles/s   goal %.0f M "
-           "cycles/s: %s\n", t1 * 1e3, m1, GOAL_MCYCLES, m1 >= GOAL_MCYCLES ? "met" : "NOT met");
+           "cycles/s on a long file: %s\n", t1 * 1e3, m1, GOAL_MCYCLES,
+           !long_file ? "(a short file)" : m1 >= GOAL_MCYCLES ? "met" : "NOT met");
     printf("  npukit run, stream=0 (read whole):  %8.2f ms  %6.1f M cycles/s   stream=1 takes "
            "%.2fx its time\n", t0 * 1e3, cycles / t0 / 1e6, t1 / t0);
     if (readers)
@@ -238,13 +241,13 @@ int main(int argc, char **argv)
     if (rc)
         fprintf(stderr, "bench_tinytpu_stream: cannot write the port stream\n");
     if (!rc)
-        rc = bench_file("XOR, 1000 training steps", &net, &c, one, one_n, 1, path, runs, 1);
+        rc = bench_file("XOR, 1000 training steps", &net, &c, one, one_n, 1, path, runs, 1, 0);
     if (!rc)
         rc = bench_file("the same program 12 times over", &net, &c, one, one_n, 12, path, runs,
-                        1);
+                        1, 1);
     if (!rc)
         rc = bench_file("the same program 125 times over", &net, &c, one, one_n, 125, path,
-                        runs < 3 ? runs : 3, 0);
+                        runs < 3 ? runs : 3, 0, 1);
     free(one);
     unlink(path);
     rmdir(dir);
