@@ -312,10 +312,11 @@ static TT_COLD int gd_error(tt_state *s, npk_stop *stop, uint64_t k, uint32_t a,
  * its inputs during the cycle, per column: valid, switch, x, weight and psum from above (or the
  * west for row 0), the latch-open condition after the edge, and the masks (0 or FFFF) of the
  * column's weight valid (acc) and enable. A disabled column is cleared but keeps psum. plain (a
- * constant in each copy): every column enabled, no weight valid and no latch open, so shadow,
- * active and the inputs of those do not change anything and are not read, and wout is not
- * written (it becomes 0: the caller clears it if the row held a weight). Returns the TT_ROW_*
- * flags of the new registers. */
+ * constant in each copy): every column enabled, no weight valid and no latch open, so shadow
+ * and active do not change and are not read (wout becomes 0 from the weight masks). No
+ * statement of the loop is a plain copy, in plain too (enable masks FFFF): the compiler would
+ * make it a memcpy call, and the vector registers live across the call spill (1.9 -> 2.2 G PE
+ * updates/s at N = 16 without). Returns the TT_ROW_* flags of the new registers. */
 TT_ALWAYS_INLINE unsigned pe_row(unsigned N, const int plain, uint16_t *restrict sh,
                                  uint16_t *restrict ac, const uint16_t *xo,
                                  uint16_t *restrict xn, uint16_t *restrict ps,
@@ -328,7 +329,7 @@ TT_ALWAYS_INLINE unsigned pe_row(unsigned N, const int plain, uint16_t *restrict
 {
     uint16_t any_vs = 0, any_w = 0;
     for (unsigned j = 0; j < N; j++) {
-        const uint16_t e = plain ? 0xFFFFu : em[j], vm = (uint16_t)-vin[j];
+        const uint16_t e = em[j], vm = (uint16_t)-vin[j]; /* e: FFFF in plain, read anyway */
         const uint16_t west = (xo - 1)[j]; /* xo[-1] is inside the PE arrays */
         const uint16_t a = ac[j], x = j ? west : x0;
         const uint16_t mac = npk_q88_add_sat_lane(npk_q88_mul_half_up_lane(x, a), psin[j]);
@@ -336,10 +337,10 @@ TT_ALWAYS_INLINE unsigned pe_row(unsigned N, const int plain, uint16_t *restrict
         so[j] = swin[j] & e;
         xn[j] = (uint16_t)((x & vm) | (xo[j] & ~vm)); /* xout before the enable mask */
         ps[j] = (uint16_t)((mac & vm & e) | (ps[j] & ~e));
-        if (!plain) { /* plain: wout becomes 0, which the caller stores where it is not */
+        wo[j] = win[j] & wm[j] & e; /* plain: 0 (no weight valid) */
+        if (!plain) {
             const uint16_t om = (uint16_t)-open[j];
             const uint16_t shadow = (uint16_t)((win[j] & wm[j]) | (sh[j] & ~wm[j]));
-            wo[j] = win[j] & wm[j] & e;
             ac[j] = (uint16_t)(((shadow & om) | (a & ~om)) & e);
             sh[j] = shadow & e;
             any_w |= wo[j];
@@ -417,8 +418,6 @@ TT_ALWAYS_INLINE unsigned pe_rows_n(tt_state *s, const tt_cycle *w, unsigned N, 
             continue; /* the bottom row's vout and psum did not change */
         }
         const int plain = plain_ok && !(f2 & TT_ROW_SW);
-        if (plain && flags[r] & TT_ROW_W)
-            memset(wo_ + o, 0, N * sizeof *wo_);
         if (r) {
 #define ROW_R(pl)                                                                                \
     pe_row(N, pl, sh_ + o, ac_ + o, xo_ + o, xn, ps_ + o, vo_ + o, wo_ + o, so_ + o, vo_ + o - N,  \
@@ -1189,8 +1188,23 @@ static int fast_loop_2(npk_machine *m, tt_state *s, uint64_t max, npk_stop *stop
     return fast_loop_n(m, s, max, stop, 2);
 }
 
+#if TT_HAVE_AVX2
+__attribute__((target("avx2"))) static int fast_loop_avx2(npk_machine *m, tt_state *s,
+                                                          uint64_t max, npk_stop *stop)
+{
+    return fast_loop_n(m, s, max, stop, s->N);
+}
+#endif
+
+/* N >= 3: the fast loop in an AVX2 copy when the host has it (s->avx2), so that the lane loops
+ * outside the array (VPU, GD, channel beats) use 16 lanes per vector too, and the PE rows'
+ * AVX2 copy is called from it. */
 static int fast_loop_any(npk_machine *m, tt_state *s, uint64_t max, npk_stop *stop)
 {
+#if TT_HAVE_AVX2
+    if (s->avx2)
+        return fast_loop_avx2(m, s, max, stop);
+#endif
     return fast_loop_n(m, s, max, stop, s->N);
 }
 

@@ -10,7 +10,8 @@
 #include "core/target.h"
 #include "targets/tinytpu/tinytpu.h"
 
-/* The PE rows have an AVX2 copy where the compiler can target it (exec.c, x86-64). */
+/* The fast loop for N >= 3 and the PE rows have AVX2 copies where the compiler can target them
+ * (exec.c, x86-64). */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define TT_HAVE_AVX2 1
 #else
@@ -124,7 +125,7 @@ typedef struct tt_state {
     uint8_t vpu_quiet;           /* the VPU stages are at rest */
     uint8_t bottom_nz;           /* some bottom-row PE has vout or psum nonzero */
     int vector;                  /* N >= 3: PE rows as vectors (setting vector=0: PE by PE) */
-    int avx2;                    /* the host has AVX2: the rows' AVX2 copy */
+    int avx2;                    /* the host has AVX2: the AVX2 copies (exec.c) */
     uint8_t pe_row[TT_MAX_N];    /* per row, TT_ROW_*: what it may hold (vector path) */
     uint8_t gd_busy;             /* some GD unit has done = 1 */
     uint8_t w_any;               /* some weight lane valid */
