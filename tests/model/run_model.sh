@@ -26,6 +26,13 @@ grep -q "accuracy: 50.00 % (1 of 2); float64 host run 50.00 %" <<<"$out" && ok |
 # --limit 1 runs one input
 out=$("$NPK" run-model -t host --limit 1 --input "$T/x.npy" "$T/mlp.onnx" 2>&1)
 grep -q "target: host, 1 input$" <<<"$out" && ok || bad "limit: $out"
+# a NaN among the inputs is refused, naming the input and the element (3 float32: 1, NaN, 2)
+d="{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }"
+printf '\x93NUMPY\x01\x00\x76\x00%s%*s\n' "$d" $((0x76 - ${#d} - 1)) '' >"$T/nan.npy"
+printf '\x00\x00\x80\x3f\x00\x00\xc0\x7f\x00\x00\x00\x40' >>"$T/nan.npy"
+out=$("$NPK" run-model -t host --input "$T/nan.npy" "$T/mlp.onnx" 2>&1)
+[ $? = 1 ] && grep -q "nan.npy: input 0, element 1 is NaN: the inputs must be finite" <<<"$out" &&
+  ok || bad "NaN input: $out"
 # the output may not overwrite the input
 "$NPK" run-model -t host --input "$T/x.npy" --output "$T/x.npy" "$T/mlp.onnx" >/dev/null 2>&1
 [ $? = 2 ] && ok || bad "--output onto --input was not refused"
