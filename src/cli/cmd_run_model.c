@@ -118,16 +118,17 @@ static int read_inputs(const char *path, const npk_plan *p, double scale, size_t
     *count = a->count / per;
     if (limit && *count > limit)
         *count = limit;
-    for (size_t i = 0; i < *count * per; i++)
-        if (!isfinite(a->data[i])) {
-            fprintf(stderr, "npukit: %s: input %zu, element %zu is %s: the inputs must be finite "
-                    "numbers\n", path, i / per, i % per, isnan(a->data[i]) ? "NaN" : "infinite");
-            npk_npy_free_f32(a);
-            return -1;
-        }
     if (scale != 1.0)
         for (size_t i = 0; i < *count * per; i++)
             a->data[i] = (float)(a->data[i] * scale);
+    for (size_t i = 0; i < *count * per; i++)
+        if (!isfinite(a->data[i])) {
+            fprintf(stderr, "npukit: %s: input %zu, element %zu is %s%s: the inputs must be "
+                    "finite numbers\n", path, i / per, i % per,
+                    isnan(a->data[i]) ? "NaN" : "infinite", scale != 1.0 ? " after --scale" : "");
+            npk_npy_free_f32(a);
+            return -1;
+        }
     return 0;
 }
 
