@@ -314,6 +314,32 @@ static int build_pool(builder *b, int ni, int *cur)
 
 /* An activation node: merged into the layer before when that layer produced `cur` and has
  * none yet (dense, conv), else an ACT layer of its own. */
+/* Apply activation `act` to the chain's value, node `ni` (for messages) ending at value
+ * `out`: merged into the layer before when that layer produced the value and has none yet
+ * (dense, conv), else an ACT layer of its own. */
+static int apply_act(builder *b, int ni, npk_act act, double alpha, int *cur, int out)
+{
+    npk_plan *p = b->p;
+    npk_layer *last = p->n_layers ? &p->layers[p->n_layers - 1] : NULL;
+    if (last && (last->kind == NPK_LAYER_DENSE || last->kind == NPK_LAYER_CONV) &&
+        last->act == NPK_ACT_NONE && last->out < 0) {
+        last->act = act;
+        last->alpha = alpha;
+        *cur = out;
+        return 0;
+    }
+    if (close_layer(b, ni, *cur) != 0)
+        return -1;
+    npk_layer *l = add_layer(b, ni, NPK_LAYER_ACT);
+    if (!l)
+        return -1;
+    l->act = act;
+    l->alpha = alpha;
+    *cur = out;
+    return 0;
+}
+
+/* An activation node. */
 static int build_act(builder *b, int ni, int *cur)
 {
     const npk_node *n = &b->m->nodes[ni];
@@ -328,24 +354,85 @@ static int build_act(builder *b, int ni, int *cur)
             return bfail(b, ni, "approximate = '%s' is not lowered (the erf form is)", a->s);
     }
     double alpha = n->op == NPK_OP_LEAKY_RELU ? attr_f(n, "alpha", 0.01) : 0.0;
-    npk_plan *p = b->p;
-    npk_layer *last = p->n_layers ? &p->layers[p->n_layers - 1] : NULL;
-    if (last && (last->kind == NPK_LAYER_DENSE || last->kind == NPK_LAYER_CONV) &&
-        last->act == NPK_ACT_NONE && last->out < 0) {
-        last->act = act;
-        last->alpha = alpha;
-        *cur = n->out[0];
-        return 0;
+    return apply_act(b, ni, act, alpha, cur, n->out[0]);
+}
+
+/* The single non-folded node reading value v, or -1 (none, or more than one). */
+static int sole_reader(const npk_model *m, int v)
+{
+    int found = -1;
+    for (size_t i = 0; i < m->n_nodes; i++) {
+        const npk_node *n = &m->nodes[i];
+        if (n->folded)
+            continue;
+        for (int j = 0; j < n->n_in; j++)
+            if (n->in[j] == v) {
+                if (found >= 0 && found != (int)i)
+                    return -1;
+                found = (int)i;
+            }
     }
-    if (close_layer(b, ni, *cur) != 0)
+    return found;
+}
+
+/* Is value v a float32 constant of one element equal to `want` (within 1e-6 relative)? */
+static int const_is(const npk_model *m, int v, double want)
+{
+    if (v < 0 || !m->values[v].data || m->values[v].dtype != NPK_DT_FLOAT ||
+        m->values[v].elems != 1)
+        return 0;
+    double c = ((const float *)m->values[v].data)[0];
+    return fabs(c - want) <= 1e-6 * fabs(want);
+}
+
+/* The other input of binary node n beside value a, or -1 when n does not read a. */
+static int other_input(const npk_node *n, int a)
+{
+    if (n->n_in != 2)
         return -1;
-    npk_layer *l = add_layer(b, ni, NPK_LAYER_ACT);
-    if (!l)
-        return -1;
-    l->act = act;
-    l->alpha = alpha;
-    *cur = n->out[0];
-    return 0;
+    return n->in[0] == a ? n->in[1] : n->in[1] == a ? n->in[0] : -1;
+}
+
+/* The erf form of GELU as PyTorch exports it (docs/models.md, "The plan"):
+ *   d = Div(x, sqrt 2); e = Erf(d); a = Add(e, 1); m = Mul(x, a); y = Mul(m, 0.5)
+ * with the operands of Add and the Muls in either order, each intermediate read only by the
+ * next node and x read only by the Div and the first Mul. Returns 1 and the five node indices
+ * when node `ni` starts it on value x. */
+static int match_gelu(const npk_model *m, int ni, int x, int nodes[5])
+{
+    const npk_node *n0 = &m->nodes[ni];
+    if (n0->op != NPK_OP_DIV || n0->n_in != 2 || n0->in[0] != x ||
+        !const_is(m, n0->in[1], sqrt(2.0)))
+        return 0;
+    nodes[0] = ni;
+    int v = n0->out[0];
+    static const npk_op ops[4] = {NPK_OP_ERF, NPK_OP_ADD, NPK_OP_MUL, NPK_OP_MUL};
+    for (int k = 1; k < 5; k++) {
+        int r = sole_reader(m, v);
+        if (r < 0 || m->nodes[r].op != ops[k - 1])
+            return 0;
+        const npk_node *n = &m->nodes[r];
+        if (k == 1 && (n->n_in != 1 || n->in[0] != v))
+            return 0;
+        int o = k == 1 ? -2 : other_input(n, v);
+        if ((k == 2 && !const_is(m, o, 1.0)) || (k == 3 && o != x) ||
+            (k == 4 && !const_is(m, o, 0.5)))
+            return 0;
+        nodes[k] = r;
+        v = n->out[0];
+    }
+    /* x feeds exactly the Div and the first Mul */
+    int readers_x = 0;
+    for (size_t i = 0; i < m->n_nodes; i++) {
+        const npk_node *n = &m->nodes[i];
+        int reads = 0;
+        for (int j = 0; !n->folded && j < n->n_in; j++)
+            reads |= n->in[j] == x;
+        if (reads && (int)i != nodes[0] && (int)i != nodes[3])
+            return 0;
+        readers_x += reads;
+    }
+    return readers_x == 2;
 }
 
 /* Close the last layer: its output tensor is the value `cur` now holds. */
@@ -397,13 +484,26 @@ int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_siz
     npk_plan *p = b.p;
     p->model = m;
     int cur = m->inputs[0];
+    unsigned char *skip = calloc(m->n_nodes ? m->n_nodes : 1, 1);   /* nodes a pattern took */
+    if (!skip) {
+        bfail(&b, -1, "out of memory");
+        goto fail;
+    }
     if (add_tensor(&b, -1, vin) < 0)
         goto fail;
     for (size_t i = 0; i < m->n_nodes; i++) {
         const npk_node *n = &m->nodes[i];
         int ni = (int)i;
-        if (n->folded)
+        if (n->folded || skip[i])
             continue;
+        int gelu[5];
+        if (match_gelu(m, ni, cur, gelu)) {
+            for (int k = 0; k < 5; k++)
+                skip[gelu[k]] = 1;
+            if (apply_act(&b, ni, NPK_ACT_GELU, 0.0, &cur, m->nodes[gelu[4]].out[0]) != 0)
+                goto fail;
+            continue;
+        }
         /* a chain: the node reads the current value (and constants), and the value before it
          * is read by nobody else */
         int reads_cur = 0;
@@ -535,9 +635,11 @@ int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_siz
         }
         p->macs += macs;
     }
+    free(skip);
     *out = p;
     return 0;
 fail:
+    free(skip);
     npk_plan_free(p);
     return -1;
 }

@@ -203,6 +203,52 @@ static void test_avgpool(int include_pad)
     npk_model_free(m);
 }
 
+static void expect_plan_error(const graph *g, const char *want, const char *want2);
+
+/* x [1,2] -> Gemm (identity weights) -> the erf form of GELU as PyTorch exports it: Div by
+ * sqrt 2, Erf, Add 1, Mul by the Gemm's output, Mul 0.5 (`half` 0.5; another value breaks the
+ * pattern). GELU(x) = x * Phi(x): Phi(1) = 0.8413447460685429, Phi(-2) = 0.0227501319481792,
+ * so y = (0.8413447460685429, -0.0455002638963584). */
+static graph gelu_graph(float half)
+{
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 2));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, 2));
+    ADD_INIT(g, ftensor("W", DIMS(2, 2), VALS(1, 0, 0, 1)));
+    ADD_INIT(g, ftensor("sqrt2", SCALAR, VALS(1.4142135381698608f)));
+    ADD_INIT(g, ftensor("one", SCALAR, VALS(1)));
+    ADD_INIT(g, ftensor("half", SCALAR, VALS(half)));
+    ADD_NODE(g, node("Gemm", "fc", "x,W", "h", attr_i("transB", 1), NULL));
+    ADD_NODE(g, node("Div", "div", "h,sqrt2", "d", NULL));
+    ADD_NODE(g, node("Erf", "erf", "d", "e", NULL));
+    ADD_NODE(g, node("Add", "add", "one,e", "a", NULL));
+    ADD_NODE(g, node("Mul", "mul", "h,a", "m", NULL));
+    ADD_NODE(g, node("Mul", "mul_1", "m,half", "y", NULL));
+    return g;
+}
+
+static void test_gelu_pattern(void)
+{
+    graph g = gelu_graph(0.5f);
+    npk_model *m;
+    char err[512] = "";
+    npk_plan *p = plan_of(&g, &m, err, sizeof err);
+    NPK_REPORT(p != NULL, "gelu: %s\n", err);
+    if (p) {
+        NPK_CHECK_EQ_U64(p->n_layers, 1);
+        NPK_CHECK(p->layers[0].kind == NPK_LAYER_DENSE && p->layers[0].act == NPK_ACT_GELU);
+        double x[2] = {1, -2}, y[2];
+        NPK_CHECK(npk_plan_run_f64(p, x, y, 0) == 0);
+        near(y[0], 0.8413447460685429, 1e-15, "gelu(1)");
+        near(y[1], -0.0455002638963584, 1e-15, "gelu(-2)");
+    }
+    npk_plan_free(p);
+    npk_model_free(m);
+    /* with 0.25 in place of 0.5 it is not GELU: h feeds two nodes, which a chain refuses */
+    graph h = gelu_graph(0.25f);
+    expect_plan_error(&h, "'h' is read by more than one node", "chains");
+}
+
 static void expect_plan_error(const graph *g, const char *want, const char *want2)
 {
     npk_model *m;
@@ -419,6 +465,7 @@ int main(int argc, char **argv)
     test_cnn();
     test_avgpool(0);
     test_avgpool(1);
+    test_gelu_pattern();
     test_errors();
     test_lower_fail();
     test_npy();
