@@ -141,6 +141,13 @@ static const npk_value *const_f32(builder *b, int ni, int k, const char *what)
               "are not lowered yet)", what, v->name, npk_dtype_name(v->dtype));
         return NULL;
     }
+    const float *f = v->data;
+    for (uint64_t i = 0; i < v->elems; i++)
+        if (!isfinite(f[i])) {
+            bfail(b, ni, "its %s '%s' has %s at element %llu: weights must be finite", what,
+                  v->name, isnan(f[i]) ? "NaN" : "an infinity", (unsigned long long)i);
+            return NULL;
+        }
     return v;
 }
 
@@ -186,6 +193,8 @@ static int build_dense(builder *b, int ni, int *cur)
     if (gemm && attr_i(n, "transA", 0) != 0)
         return bfail(b, ni, "transA = 1 is not lowered (the activation must be [1, K])");
     double alpha = gemm ? attr_f(n, "alpha", 1.0) : 1.0, beta = gemm ? attr_f(n, "beta", 1.0) : 1.0;
+    if (!isfinite(alpha) || !isfinite(beta))
+        return bfail(b, ni, "alpha %g and beta %g must be finite", alpha, beta);
     int k_in = (int)(trans_b ? w->dims[1] : w->dims[0]);
     int n_out = (int)(trans_b ? w->dims[0] : w->dims[1]);
     npk_layer *l = add_layer(b, ni, NPK_LAYER_DENSE);
@@ -211,6 +220,12 @@ static int build_dense(builder *b, int ni, int *cur)
             for (int o = 0; o < n_out; o++)
                 ((float *)l->b)[o] = (float)(beta * l->b[o]);
     }
+    for (size_t i = 0; i < (size_t)k_in * (size_t)n_out; i++)
+        if (!isfinite(wt[i]))
+            return bfail(b, ni, "alpha %g times the weights overflows float32", alpha);
+    for (int o = 0; l->b && o < n_out; o++)
+        if (!isfinite(l->b[o]))
+            return bfail(b, ni, "beta %g times the bias overflows float32", beta);
     *cur = out;
     return 0;
 }
@@ -354,6 +369,8 @@ static int build_act(builder *b, int ni, int *cur)
             return bfail(b, ni, "approximate = '%s' is not lowered (the erf form is)", a->s);
     }
     double alpha = n->op == NPK_OP_LEAKY_RELU ? attr_f(n, "alpha", 0.01) : 0.0;
+    if (!isfinite(alpha))
+        return bfail(b, ni, "alpha %g must be finite", alpha);
     return apply_act(b, ni, act, alpha, cur, n->out[0]);
 }
 

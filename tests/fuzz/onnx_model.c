@@ -1,9 +1,11 @@
 /* Fuzz the ONNX reader (src/model, `npukit model-info`): read the bytes as a model; on success
  * check the IR's invariants (shapes within bounds and consistent with their element counts,
- * indices in range, nodes in topological order, constants as large as their shapes say); on
+ * indices in range, nodes in topological order, constants as large as their shapes say) and
+ * build its plan of layers (`npukit run-model`), running and calibrating it when cheap; on
  * failure check the message. */
 #include "fuzz.h"
 #include "model/model.h"
+#include "model/plan.h"
 
 static void check_model(const npk_model *m)
 {
@@ -50,6 +52,43 @@ static void check_model(const npk_model *m)
             fuzz_fail("npk_model: graph output out of range", NULL);
 }
 
+/* The plan of a model that read: built or refused with a message; when built and cheap to run
+ * (at most 10^6 window steps), run in float64 and calibrated on an input of 0.5s. */
+static void check_plan(const npk_model *m)
+{
+    char err[1024];
+    npk_plan *p;
+    if (npk_plan_build(m, &p, err, sizeof err) != 0) {
+        fuzz_check_str(err, sizeof err, "npk_plan_build message");
+        return;
+    }
+    uint64_t cost = 0;
+    for (size_t i = 0; i < p->n_layers; i++) {
+        const npk_layer *l = &p->layers[i];
+        uint64_t per = (uint64_t)l->kh * (uint64_t)l->kw;
+        if (l->kind == NPK_LAYER_CONV || l->kind == NPK_LAYER_DENSE)
+            per *= (uint64_t)l->n_in;
+        cost += p->tensors[l->in].elems + per * p->tensors[l->out].elems;
+    }
+    if (cost <= 1000000) {
+        size_t nin = p->tensors[0].elems, nout = p->tensors[p->n_tensors - 1].elems;
+        double *x = calloc(nin ? nin : 1, sizeof *x), *y = calloc(nout ? nout : 1, sizeof *y);
+        float *xf = calloc(nin ? nin : 1, sizeof *xf);
+        if (x && y && xf) {
+            for (size_t i = 0; i < nin; i++)
+                xf[i] = 0.5f;
+            if (npk_plan_run_f64(p, x, y, 0) != 0)
+                fuzz_fail("npk_plan_run_f64 failed on a built plan", NULL);
+            if (npk_plan_calibrate(p, xf, 1, err, sizeof err) != 0)
+                fuzz_check_str(err, sizeof err, "npk_plan_calibrate message");
+        }
+        free(x);
+        free(y);
+        free(xf);
+    }
+    npk_plan_free(p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > FUZZ_MAX_INPUT)
@@ -58,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     npk_model *m;
     if (npk_model_read(data, size, "fuzz.onnx", &m, err, sizeof err) == 0) {
         check_model(m);
+        check_plan(m);
         npk_model_free(m);
     } else {
         fuzz_check_str(err, sizeof err, "npk_model_read message");

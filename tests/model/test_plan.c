@@ -303,6 +303,13 @@ static void test_errors(void)
     w.outs[w.n_outs++] = vinfo("y", F, DIMS(1, 1));
     ADD_NODE(w, node("MatMul", "xx", "x,x", "y", NULL));
     expect_plan_error(&w, "'xx' (MatMul)", "is not a constant");
+    /* a NaN among the weights (the fuzzer's first find: quantising it converted NaN to int8) */
+    graph nw = {0};
+    nw.ins[nw.n_ins++] = vinfo("x", F, DIMS(1, 2));
+    nw.outs[nw.n_outs++] = vinfo("y", F, DIMS(1, 1));
+    ADD_INIT(nw, ftensor("W", DIMS(1, 2), VALS(1, NAN)));
+    ADD_NODE(nw, node("Gemm", "fc", "x,W", "y", attr_i("transB", 1), NULL));
+    expect_plan_error(&nw, "'fc' (Gemm): its weight 'W' has NaN at element 1", "must be finite");
 }
 
 /* The lowering table's message format. */
