@@ -102,11 +102,13 @@ run)
     DIR=$(cd "$DIR" && pwd)
     : >"$DIR/claims"
     # the next harness, claimed: fewest executions done + under way, below the target, no
-    # report yet. Called with the lock held.
+    # report yet, and no chunk of it under way (two runs of one harness share its scratch log,
+    # and the later one would count both). Called with the lock held.
     pick() {
         best='' bestn=0
         for h in $HARNESSES; do
             [ "$(dirty "$h")" -gt 0 ] && continue
+            [ "$(claimed "$h")" -gt 0 ] && continue
             n=$(($(done_execs "$h") + $(claimed "$h") * CHUNK))
             [ "$n" -ge "$TARGET" ] && continue
             if [ -z "$best" ] || [ "$n" -lt "$bestn" ]; then best=$h bestn=$n; fi
