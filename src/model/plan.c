@@ -680,7 +680,7 @@ void npk_plan_free(npk_plan *p)
 
 /* ---- the float64 host run ---- */
 
-static double act_f64(npk_act a, double alpha, double x)
+double npk_act_f64(npk_act a, double alpha, double x)
 {
     switch (a) {
     case NPK_ACT_RELU:
@@ -708,7 +708,7 @@ static void run_layer(const npk_plan *p, const npk_layer *l, const double *x, do
             const float *w = l->w + (size_t)o * l->n_in;
             for (int i = 0; i < l->n_in; i++)
                 s += x[i] * (double)w[i];
-            y[o] = act_f64(l->act, l->alpha, s);
+            y[o] = npk_act_f64(l->act, l->alpha, s);
         }
         break;
     case NPK_LAYER_CONV:
@@ -741,7 +741,7 @@ static void run_layer(const npk_plan *p, const npk_layer *l, const double *x, do
                                 if (l->kind == NPK_LAYER_AVGPOOL)
                                     s += v;
                             }
-                    double r = l->kind == NPK_LAYER_CONV      ? act_f64(l->act, l->alpha, s)
+                    double r = l->kind == NPK_LAYER_CONV      ? npk_act_f64(l->act, l->alpha, s)
                                : l->kind == NPK_LAYER_MAXPOOL ? mx
                                                               : (count ? s / count : 0.0);
                     y[((size_t)mo * OH + oy) * OW + ox] = r;
@@ -761,7 +761,7 @@ static void run_layer(const npk_plan *p, const npk_layer *l, const double *x, do
         break;
     case NPK_LAYER_ACT:
         for (size_t i = 0; i < tx->elems; i++)
-            y[i] = act_f64(l->act, l->alpha, x[i]);
+            y[i] = npk_act_f64(l->act, l->alpha, x[i]);
         break;
     }
 }

@@ -99,5 +99,7 @@ int npk_plan_calibrate(npk_plan *p, const float *inputs, size_t count, char *err
 
 const char *npk_layer_kind_name(npk_layer_kind k);
 const char *npk_act_name(npk_act a);
+/* The activation in float64, as the plan's run computes it (alpha: LeakyRelu's). */
+double npk_act_f64(npk_act a, double alpha, double x);
 
 #endif

@@ -31,6 +31,7 @@
 
 #include "npukit/npukit.h"
 #include "npukit/opennpu.h"
+#include "num/num.h"
 
 enum { ONPU_L = 32 };   /* the register file the lowering is written for (8 VR registers) */
 /* The most instructions a layer may take (a 16 M-word program is 64 MiB of image and about
@@ -117,6 +118,16 @@ static float fmul32(float a, float b)
     return (float)((double)a * (double)b);
 }
 
+/* vcvt_s8_f32.sat of one lane (§5.6): src/num's conversion, as the VALU's own. */
+static int32_t cvt_s8_f32_sat(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    npk_fenv e;
+    npk_fenv_init(&e, NPK_RM_RNE);
+    return npk_f32_to_int(u, 8, NPK_CVT_SAT_NAN0, &e);
+}
+
 /* The requantisation of one accumulator: q = sat8(rne(act(f32(acc) * m))). */
 static int8_t requant(int32_t accb, float m, npk_act act, float alpha)
 {
@@ -125,36 +136,18 @@ static int8_t requant(int32_t accb, float m, npk_act act, float alpha)
         float u = fmul32(v, alpha);
         v = alpha <= 1.0f ? (u > v ? u : v) : (u < v ? u : v);
     }
-    int32_t q = rne_sat(v, -128, 127);
+    int32_t q = cvt_s8_f32_sat(v);
     if (act == NPK_ACT_RELU && q < 0)
         q = 0;
     return (int8_t)q;
-}
-
-static const char *act_name(npk_act a)
-{
-    static const char *const names[] = {"none", "relu", "leaky_relu", "gelu", "tanh", "sigmoid"};
-    return (unsigned)a < sizeof names / sizeof names[0] ? names[a] : "?";
-}
-
-static double act_f64(npk_act a, double alpha, double v)
-{
-    switch (a) {
-    case NPK_ACT_RELU: return v > 0 ? v : 0;
-    case NPK_ACT_LEAKY_RELU: return v >= 0 ? v : alpha * v;
-    case NPK_ACT_GELU: return 0.5 * v * (1 + erf(v / sqrt(2.0)));
-    case NPK_ACT_TANH: return tanh(v);
-    case NPK_ACT_SIGMOID: return 1 / (1 + exp(-v));
-    case NPK_ACT_NONE: break;
-    }
-    return v;
 }
 
 /* T[u8(q)] = sat8(rne(act(q * s_in) / s_out)) for q = -128 .. 127. */
 static void make_lut(uint8_t T[256], double s_in, double s_out, npk_act a, double alpha)
 {
     for (int q = -128; q < 128; q++)
-        T[(uint8_t)q] = (uint8_t)(int8_t)rne_sat(act_f64(a, alpha, q * s_in) / s_out, -128, 127);
+        T[(uint8_t)q] =
+            (uint8_t)(int8_t)rne_sat(npk_act_f64(a, alpha, q * s_in) / s_out, -128, 127);
 }
 
 static int8_t quant_in(float x, double scale)
@@ -700,7 +693,7 @@ static void gen_dense(build *b, gen *g, size_t i)
     unsigned K = b->K;
     int last = i + 1 == b->n_npu;
     npk_opennpu_gen_text(g, "# layer %zu: dense %d -> %d (%s)\n# x into the A panel\n", i,
-                         l->n_in, l->n_out, act_name(l->act));
+                         l->n_in, l->n_out, npk_act_name(l->act));
     unsigned r = grab(g);
     for (unsigned u = 0; u < s->g.quads; u++) {
         vr_op(b, g, "ld.w", r, X->addr + 4ull * u);
@@ -726,7 +719,7 @@ static void gen_conv(build *b, gen *g, size_t i)
     unsigned K = b->K, per_row = (unsigned)s->Wv / K;
     int last = i + 1 == b->n_npu, sw = l->sw;
     npk_opennpu_gen_text(g, "# layer %zu: conv %d -> %d, %dx%d, stride %dx%d (%s)\n# im2col\n",
-                         i, l->n_in, l->n_out, l->kh, l->kw, l->sh, l->sw, act_name(l->act));
+                         i, l->n_in, l->n_out, l->kh, l->kw, l->sh, l->sw, npk_act_name(l->act));
     unsigned r = grab(g), st = grab(g);
     for (unsigned J = 0; J < s->g.tiles_n; J++) {
         int oy = (int)(J / per_row), ox0 = (int)(J % per_row * K);
@@ -822,7 +815,7 @@ static void gen_pool(build *b, gen *g, size_t i)
 static void gen_act(build *b, gen *g, size_t i)
 {
     const npk_layer *l = &b->p->layers[i];
-    npk_opennpu_gen_text(g, "# layer %zu: %s by LUT\n", i, act_name(l->act));
+    npk_opennpu_gen_text(g, "# layer %zu: %s by LUT\n", i, npk_act_name(l->act));
     load_lut(b, g, b->ls[i].lut);
     gen_map(b, g, i == 0 ? &b->pad0 : &b->t[i], &b->t[i + 1], 1);
 }
@@ -964,7 +957,7 @@ static void dequant(const npk_plan *p, size_t n_npu, const int32_t *acc, const i
     for (size_t k = 0; k < to->elems; k++) {
         if (acc) {
             size_t o = k / per;
-            y[k] = act_f64(l->act, l->alpha,
+            y[k] = npk_act_f64(l->act, l->alpha,
                            (double)acc[k] * p->tensors[n_npu - 1].scale * l->wscale[o]);
         } else {
             y[k] = q[k] * to->scale;
@@ -1258,7 +1251,7 @@ int npk_lower_opennpu_reference(const npk_plan *p, const float *x, float *y, cha
                         sum += v;
                     }
                 if (l->kind == NPK_LAYER_AVGPOOL)
-                    o8[k] = (int8_t)rne_sat(fmul32((float)(double)sum, f), -128, 127);
+                    o8[k] = (int8_t)cvt_s8_f32_sat(fmul32((float)(double)sum, f));
                 else
                     o8[k] = si != so ? (int8_t)T[(uint8_t)mx] : (int8_t)mx;
             }

@@ -30,6 +30,7 @@
 
 #include "npukit/npukit.h"
 #include "npukit/pccx.h"
+#include "num/num.h"
 
 /* CVO operands must start in the first 131,072 elements (spec §5.1): the whole L2 layout stays
  * in the first 16,384 words. Host data stays in one 2 MiB window (17-bit aux, §5.3). */
@@ -151,18 +152,20 @@ static int PRINTF_LIKE(2, 3) fail(pb *b, const char *fmt, ...)
     return npk_lower_fail(b->err, b->err_size, b->p, b->layer, "%s", msg);
 }
 
+/* BF16 as pccx rounds it (§3.2 RNE16: round to nearest even, NaN -> 0x7FC0): src/num's rule,
+ * the one the machine's own conversions use. */
 static uint16_t bf16_of(float f)
 {
     uint32_t u;
     memcpy(&u, &f, 4);
-    if ((u & 0x7FFFFFFFu) > 0x7F800000u)
-        return 0x7FC0;
-    return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+    npk_fenv e;
+    npk_fenv_init(&e, NPK_RM_RNE);
+    return npk_f32_to_bf16(u, &e);
 }
 
 static float f32_of_bf16(uint16_t h)
 {
-    uint32_t u = (uint32_t)h << 16;
+    uint32_t u = npk_bf16_to_f32(h);
     float f;
     memcpy(&f, &u, 4);
     return f;
