@@ -145,7 +145,10 @@ static int load(const char *path, const char *calib, double scale, loaded *l)
         unload(l);
         return -1;
     }
-    if (calib) {
+    if (calib && l->p->qmodel)   /* docs/models.md, "int8 models" */
+        fprintf(stderr, "npukit: %s: the model carries its own int8 scales: --calib %s is "
+                "ignored\n", path, calib);
+    else if (calib) {
         npk_npy_f32 c;
         size_t n;
         if (read_inputs(calib, l->p, scale, 0, &c, &n) != 0) {
@@ -257,6 +260,7 @@ static int run_all(const char *model_path, const char *tname, const npk_lower_ta
                 rc = NPK_EXIT_INPUT;
                 goto done;
             }
+            npk_plan_q_output(p, y);   /* the output's own QuantizeLinear, if any */
             total.cycles += st.cycles;
             total.instructions += st.instructions;
             total.macs += st.macs;
@@ -300,11 +304,12 @@ static int run_all(const char *model_path, const char *tname, const npk_lower_ta
                100.0 * (double)correct / (double)count, correct, count,
                100.0 * (double)correct_ref / (double)count);
     if (out_path) {
-        const npk_ptensor *o = &p->tensors[p->n_tensors - 1];
-        int64_t dims[4] = {(int64_t)count};
-        for (int i = 0; i < o->rank; i++)
-            dims[1 + i] = o->dims[i];
-        if (npk_npy_write_f32(out_path, ys, 1 + o->rank, dims, err, sizeof err) != 0) {
+        /* the model's output shape (a trailing Reshape is a view the plan's tensor skips) */
+        const npk_value *o = &p->model->values[p->model->outputs[0]];
+        int64_t dims[NPK_MODEL_MAX_RANK] = {(int64_t)count};
+        for (int i = 1; i < o->rank; i++)
+            dims[i] = o->dims[i];
+        if (npk_npy_write_f32(out_path, ys, o->rank, dims, err, sizeof err) != 0) {
             fprintf(stderr, "npukit: %s\n", err);
             rc = NPK_EXIT_INPUT;
         }

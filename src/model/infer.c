@@ -1,6 +1,7 @@
 /* Shape and type inference for the operators of ops.def, as the ONNX operator specification
  * defines them (docs/models.md states each rule), with parameter and MAC counts; and the
  * cheap constant folding (Constant, Identity, Reshape, Flatten, Transpose of constants). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -503,6 +504,66 @@ static int fold(ctx *c, const int *perm)
 /* Transposes are folded up to this many elements (a weight matrix; not a data set). */
 #define FOLD_MAX_ELEMS (UINT64_C(1) << 26)
 
+static double int_at(const npk_value *v, uint64_t i)
+{
+    switch (v->dtype) {
+    case NPK_DT_INT8: return ((const int8_t *)v->data)[i];
+    case NPK_DT_UINT8: return ((const uint8_t *)v->data)[i];
+    default: return ((const int32_t *)v->data)[i];
+    }
+}
+
+/* QuantizeLinear or DequantizeLinear of constants, folded as the NumPy reference computes
+ * them (docs/models.md, "int8 models"): q = saturate(rne(x / scale) + zp) with the division in
+ * float64; (q - zp) * scale in float64, stored as float32. Per tensor or along `axis`. Not
+ * folded (the node stays, and the plan refuses it) when a scale is not positive and finite
+ * or an input of QuantizeLinear is not finite. */
+static int fold_quant(ctx *c, bool q)
+{
+    const npk_value *x = in(c, 0), *sc = in(c, 1), *zp = in(c, 2);
+    npk_value *o = out(c, 0);
+    uint64_t inner = 1, n_axis = 1;
+    if (sc->elems != 1) {
+        int axis;
+        if (norm_axis(c, attr_int(c, "axis", 1), x->rank, 0, &axis) != 0)
+            return -1;
+        for (int i = axis + 1; i < x->rank; i++)
+            inner *= (uint64_t)x->dims[i];   /* no wrap: a factor of x->elems */
+        n_axis = (uint64_t)x->dims[axis];
+    }
+    const float *s = sc->data;
+    for (uint64_t k = 0; k < sc->elems; k++)
+        if (!(s[k] > 0) || !isfinite(s[k]))
+            return 0;
+    for (uint64_t e = 0; q && e < x->elems; e++)
+        if (!isfinite(((const float *)x->data)[e]))
+            return 0;
+    size_t es = npk_dtype_size(o->dtype);
+    o->data = malloc(x->elems ? (size_t)x->elems * es : 1);
+    if (!o->data)
+        return FAIL(c, "out of memory");
+    double lo = o->dtype == NPK_DT_INT8 ? -128 : o->dtype == NPK_DT_UINT8 ? 0 : -2147483648.0;
+    double hi = o->dtype == NPK_DT_INT8 ? 127 : o->dtype == NPK_DT_UINT8 ? 255 : 2147483647.0;
+    for (uint64_t e = 0; e < x->elems; e++) {
+        uint64_t k = sc->elems == 1 ? 0 : e / inner % n_axis;
+        double z = zp ? int_at(zp, k) : 0.0;
+        if (!q) {
+            ((float *)o->data)[e] = (float)((int_at(x, e) - z) * (double)s[k]);
+            continue;
+        }
+        double v = nearbyint((double)((const float *)x->data)[e] / (double)s[k]) + z;   /* ties to even (the default rounding) */
+        v = v < lo ? lo : v > hi ? hi : v;
+        if (o->dtype == NPK_DT_INT8)
+            ((int8_t *)o->data)[e] = (int8_t)v;
+        else if (o->dtype == NPK_DT_UINT8)
+            ((uint8_t *)o->data)[e] = (uint8_t)v;
+        else
+            ((int32_t *)o->data)[e] = (int32_t)v;
+    }
+    c->n->folded = true;
+    return 0;
+}
+
 int npk_model_infer(npk_reader *r, int idx, const void *proto)
 {
     ctx cx = {r, idx, &r->m->nodes[idx], r->m}, *c = &cx;
@@ -611,6 +672,10 @@ int npk_model_infer(npk_reader *r, int idx, const void *proto)
             return -1;
         npk_dtype t = q ? (zp ? zp->dtype : NPK_DT_UINT8) : NPK_DT_FLOAT;
         rc = set_out(c, 0, t, x->rank, x->dims);
+        if (rc == 0 && x->data && in(c, 1)->data && (!zp || zp->data) &&
+            in(c, 1)->dtype == NPK_DT_FLOAT && (!q || x->dtype == NPK_DT_FLOAT) &&
+            x->elems <= FOLD_MAX_ELEMS)
+            rc = fold_quant(c, q);
         break;
     }
     case NPK_OP_QLINEAR_MATMUL:

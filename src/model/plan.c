@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/plan.h"
+#include "model/plan_q.h"
 
 typedef struct builder {
     const npk_model *m;
@@ -137,8 +138,8 @@ static const npk_value *const_f32(builder *b, int ni, int k, const char *what)
         return NULL;
     }
     if (v->dtype != NPK_DT_FLOAT) {
-        bfail(b, ni, "its %s '%s' is %s: the plan takes float32 weights (quantised int8 models "
-              "are not lowered yet)", what, v->name, npk_dtype_name(v->dtype));
+        bfail(b, ni, "its %s '%s' is %s: the plan takes float32 weights, or int8 ones behind "
+              "a DequantizeLinear or in a QLinear operator", what, v->name, npk_dtype_name(v->dtype));
         return NULL;
     }
     const float *f = v->data;
@@ -530,6 +531,8 @@ int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_siz
                 continue;
             if (v == cur)
                 reads_cur = 1;
+            else if (!m->values[v].data && npk_plan_q_weight(&b, ni, v) != 0)
+                goto fail;
             else if (!m->values[v].data) {
                 bfail(&b, ni, "reads '%s' beside '%s': the plan takes chains of layers (one "
                       "activation in, one out); residual and attention graphs are not lowered "
@@ -604,6 +607,12 @@ int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_siz
             }
             break;
         }
+        case NPK_OP_QUANTIZE:
+        case NPK_OP_DEQUANTIZE:
+        case NPK_OP_QLINEAR_CONV:
+        case NPK_OP_QLINEAR_MATMUL:
+            r = npk_plan_q_node(&b, ni, &cur);
+            break;
         default:
             r = bfail(&b, ni, "no lowering takes this operator yet (the plan takes chains of "
                       "Gemm, MatMul with a bias Add, Conv, Relu, LeakyRelu, Gelu, Tanh, "
@@ -652,6 +661,8 @@ int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_siz
         }
         p->macs += macs;
     }
+    if (npk_plan_q_finish(&b) != 0)
+        goto fail;
     free(skip);
     *out = p;
     return 0;
@@ -672,6 +683,7 @@ void npk_plan_free(npk_plan *p)
         free(l->wq);
         free(l->wscale);
         free(l->bq);
+        npk_plan_q_free(l);
     }
     free(p->layers);
     free(p->tensors);
@@ -785,11 +797,16 @@ int npk_plan_run_f64(npk_plan *p, const double *x, double *y, int obs)
         return -1;
     double *a = buf, *b = buf + most;
     memcpy(a, x, p->tensors[0].elems * sizeof *a);
+    npk_plan_q_round(&p->tensors[0], a);
     if (obs)
         observe(&p->tensors[0], a);
     for (size_t i = 0; i < p->n_layers; i++) {
         const npk_layer *l = &p->layers[i];
-        run_layer(p, l, a, b);
+        if (l->q)
+            npk_plan_q_run(p, l, a, b, run_layer);
+        else
+            run_layer(p, l, a, b);
+        npk_plan_q_round(&p->tensors[l->out], b);
         if (obs)
             observe(&p->tensors[l->out], b);
         double *t = a;
@@ -845,6 +862,11 @@ int npk_plan_calibrate(npk_plan *p, const float *inputs, size_t count, char *err
         snprintf(err, err_size, "calibration needs at least one input");
         return -1;
     }
+    if (p->qmodel) {
+        snprintf(err, err_size, "the model carries its own int8 scales (QuantizeLinear/"
+                 "DequantizeLinear or QLinear operators): it is not calibrated");
+        return -1;
+    }
     size_t nin = p->tensors[0].elems, nout = p->tensors[p->n_tensors - 1].elems;
     double *x = malloc(nin * sizeof *x), *y = malloc(nout * sizeof *y);
     if (!x || !y) {
@@ -889,4 +911,41 @@ int npk_plan_calibrate(npk_plan *p, const float *inputs, size_t count, char *err
     }
     p->calibrated = 1;
     return 0;
+}
+
+/* ---- the builder, for plan_q.c (plan_q.h) ---- */
+
+const npk_model *npk_pb_model(builder *b)
+{
+    return b->m;
+}
+
+npk_plan *npk_pb_plan(builder *b)
+{
+    return b->p;
+}
+
+int npk_pb_fail(builder *b, int node, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return bfail(b, node, "%s", msg);
+}
+
+int npk_pb_close(builder *b, int node, int cur)
+{
+    return close_layer(b, node, cur);
+}
+
+npk_layer *npk_pb_add_layer(builder *b, int node, npk_layer_kind kind)
+{
+    return add_layer(b, node, kind);
+}
+
+int npk_pb_window(builder *b, int node, npk_layer *l, const int64_t *kernel)
+{
+    return window_attrs(b, node, l, kernel);
 }

@@ -46,7 +46,15 @@ typedef struct npk_ptensor {
     size_t elems;
     double max_abs;       /* largest |value| seen in calibration */
     double scale;         /* max_abs / 127 (1/127 when max_abs is 0) */
+    /* set when the model quantises this tensor itself (QuantizeLinear, a QLinear operator's
+     * output; plan_q.c): the float64 run rounds it to q = clamp(rne(v / qscale) + zp, qmin,
+     * qmax), value (q - zp) * qscale, as ONNX does */
+    int quant;
+    double qscale;
+    int zp, qmin, qmax;
 } npk_ptensor;
+
+struct npk_qlayer;   /* a layer quantised by the model itself (plan_q.c) */
 
 typedef struct npk_layer {
     npk_layer_kind kind;
@@ -70,6 +78,8 @@ typedef struct npk_layer {
     int8_t *wq;
     double *wscale;
     int32_t *bq;
+    /* non-NULL when the model gives the int8 weights and scales (QDQ or QLinear; plan_q.c) */
+    struct npk_qlayer *q;
 } npk_layer;
 
 typedef struct npk_plan {
@@ -78,6 +88,7 @@ typedef struct npk_plan {
     npk_layer *layers;    /* in order; a chain: layer i reads tensor i, writes tensor i + 1 */
     npk_ptensor *tensors; /* tensor 0 the model's input, the last the model's output */
     int calibrated;
+    int qmodel;           /* the scales are the model's own (QDQ or QLinear): no calibration */
     uint64_t macs;        /* multiply-accumulates of one inference */
 } npk_plan;
 
@@ -101,5 +112,13 @@ const char *npk_layer_kind_name(npk_layer_kind k);
 const char *npk_act_name(npk_act a);
 /* The activation in float64, as the plan's run computes it (alpha: LeakyRelu's). */
 double npk_act_f64(npk_act a, double alpha, double x);
+
+/* Models quantised by themselves (QDQ and QLinear, plan_q.c; docs/models.md, "int8 models").
+ * For the int8 lowerings: 0, or -1 with the tensor and the reason when a tensor's quantisation
+ * is not symmetric int8 (a zero point other than 0, uint8). */
+int npk_plan_q_symmetric(const npk_plan *p, char *err, size_t err_size);
+/* The output's own quantisation (a QLinear model's last QuantizeLinear) applied to a target's
+ * outputs y (the output tensor's element count); nothing when the model has none. */
+void npk_plan_q_output(const npk_plan *p, float *y);
 
 #endif

@@ -226,6 +226,8 @@ static int analyse(const npk_plan *p, size_t *n_npu, char *err, size_t n)
         snprintf(err, n, "int8 needs a calibrated plan: give calibration inputs (--calib X.npy)");
         return -1;
     }
+    if (npk_plan_q_symmetric(p, err, n) != 0)   /* a model's own int8 scales */
+        return -1;
     size_t k = p->n_layers;
     while (k > 0 && p->layers[k - 1].kind == NPK_LAYER_SOFTMAX)
         k--;

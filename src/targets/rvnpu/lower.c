@@ -554,6 +554,8 @@ static int build(const npk_plan *p, const char *settings, rv_prog *out, char *er
                  "precision=fp32");
         return -1;
     }
+    if (!s.fp32 && npk_plan_q_symmetric(p, err, err_size) != 0)   /* a model's own scales */
+        return -1;
     for (size_t i = 0; i < p->n_layers; i++)
         if (check_layer(p, i, &s, err, err_size))
             return -1;
