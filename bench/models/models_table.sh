@@ -5,20 +5,22 @@
 # Markdown table: cycles, instructions, MACs and utilisation per inference, accuracy, host CPU
 # time per inference, and for a target that cannot run a model the reason it gives.
 #
-# usage: bench/models/models_table.sh [--limit N] [--npukit PATH] [--out FILE]
+# usage: bench/models/models_table.sh [--limit N] [--models LIST] [--npukit PATH] [--out FILE]
 #   --limit N     the first N test images only (default all 10,000)
+#   --models L    these models only (default "mlp mlp_qdq lenet lenet_qlinear transformer_block")
 #   --npukit P    the npukit to run (default build/npukit)
 #   --out FILE    also write the table to FILE
 # Needs NumPy (python3-numpy) and the dataset (dataset-fashion-mnist).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-NPK=$ROOT/build/npukit LIMIT= OUT=
+NPK=$ROOT/build/npukit LIMIT= OUT= MODELS="mlp mlp_qdq lenet lenet_qlinear transformer_block"
 while [ $# -gt 0 ]; do
   case $1 in
     --limit) LIMIT=$2; shift 2 ;;
+    --models) MODELS=$2; shift 2 ;;
     --npukit) NPK=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "models_table.sh: unknown argument '$1' (--help)" >&2; exit 2 ;;
   esac
 done
@@ -45,7 +47,8 @@ row() { printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$@"; }
 {
   echo "| model | target | cycles | instructions | MACs | utilisation | accuracy (float64 host) | host CPU per inference |"
   echo "|---|---|---:|---:|---:|---:|---|---:|"
-  for m in mlp lenet transformer_block; do
+  # the int8 models (mlp_qdq, lenet_qlinear) carry their own scales: --calib is ignored
+  for m in $MODELS; do
     f=$ROOT/models/onnx/$m.onnx
     [ -f "$f" ] || continue
     if [ "$m" = transformer_block ]; then

@@ -522,6 +522,8 @@ int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_siz
                 goto fail;
             continue;
         }
+        if (n->op == NPK_OP_DEQUANTIZE && npk_plan_q_weight(&b, ni, cur) != 0)
+            goto fail;
         /* a chain: the node reads the current value (and constants), and the value before it
          * is read by nobody else */
         int reads_cur = 0;
@@ -531,8 +533,6 @@ int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_siz
                 continue;
             if (v == cur)
                 reads_cur = 1;
-            else if (!m->values[v].data && npk_plan_q_weight(&b, ni, v) != 0)
-                goto fail;
             else if (!m->values[v].data) {
                 bfail(&b, ni, "reads '%s' beside '%s': the plan takes chains of layers (one "
                       "activation in, one out); residual and attention graphs are not lowered "

@@ -311,16 +311,17 @@ int npk_plan_q_node(struct builder *b, int ni, int *cur)
     }
 }
 
-int npk_plan_q_weight(struct builder *b, int ni, int v)
+int npk_plan_q_weight(struct builder *b, int ni, int cur)
 {
     const npk_model *m = npk_pb_model(b);
-    int pr = m->values[v].producer;
-    if (pr < 0 || m->nodes[pr].op != NPK_OP_DEQUANTIZE)
+    const npk_node *n = &m->nodes[ni];
+    if (n->in[0] == cur)
         return 0;
-    return npk_pb_fail(b, ni, "reads '%s', the DequantizeLinear (node %d '%s') of '%s' and its "
-                       "scale, which are not all constants: the plan takes int8 weights from "
-                       "initializers", m->values[v].name, pr, m->nodes[pr].name,
-                       m->values[m->nodes[pr].in[0]].name);
+    const npk_value *s = val(b, ni, 1);
+    return npk_pb_fail(b, ni, "dequantises '%s', not the chain's value '%s': a weight's "
+                       "DequantizeLinear needs constant inputs and positive, finite scales "
+                       "(scale '%s'%s)", m->values[n->in[0]].name, m->values[cur].name,
+                       s ? s->name : "", s && s->data ? "" : " is not a constant");
 }
 
 /* A dense or conv layer built by plan.c whose weight is a folded DequantizeLinear of int8

@@ -33,9 +33,9 @@ int npk_pb_window(struct builder *b, int node, npk_layer *l, const int64_t *kern
 /* QuantizeLinear, DequantizeLinear, QLinearConv and QLinearMatMul in the chain: 0, or -1 with
  * the message. */
 int npk_plan_q_node(struct builder *b, int node, int *cur);
-/* Node `node` reads the non-constant value v beside the chain's: -1 with the message when v is
- * a DequantizeLinear's output (a weight that is not an initializer), else 0. */
-int npk_plan_q_weight(struct builder *b, int node, int v);
+/* A DequantizeLinear that the reader did not fold and that does not read the chain's value
+ * `cur`: -1 with the message (a weight that is not made of constants), else 0. */
+int npk_plan_q_weight(struct builder *b, int node, int cur);
 /* After the chain is built: the QDQ layers' int8 weights, the scales, p->qmodel. */
 int npk_plan_q_finish(struct builder *b);
 /* The float64 run of a layer with l->q: `run` is plan.c's run of a float layer; x is

@@ -312,6 +312,174 @@ static void test_errors(void)
     expect_plan_error(&nw, "'fc' (Gemm): its weight 'W' has NaN at element 1", "must be finite");
 }
 
+/* An integer tensor (int8, uint8 or int32; ONNX keeps them in int32_data) with the values. */
+static Onnx__TensorProto *itensor(const char *name, int dtype, int rank, const int64_t *dims,
+                                  const int32_t *v)
+{
+    static const int64_t unused[1];   /* tensor() reads it for int64 only */
+    Onnx__TensorProto *t = tensor(name, dtype, rank, dims, unused);
+    memcpy(t->int32_data, v, t->n_int32_data * sizeof *v);
+    return t;
+}
+#define IVALS(...) ((const int32_t[]){__VA_ARGS__})
+
+/* A QDQ dense layer (the form of models/onnx/mlp_qdq.onnx), worked by hand:
+ * x [1,3] -> QuantizeLinear(0.5, int8 0) -> DequantizeLinear -> Gemm(transB) with
+ * W = DequantizeLinear(Wq [[2,-4,1],[-3,0,5]], scales (0.25, 0.5) along axis 0) and
+ * b = DequantizeLinear(bq (3, -2) int32, scales (0.125, 0.25)) -> Relu -> QuantizeLinear(0.25)
+ * -> DequantizeLinear -> y [1,2].
+ * x = (1.3, -0.7, 2.25): x / 0.5 = 2.6, -1.4, 4.5 -> codes (3, -1, 4) (4.5 ties to even).
+ * Accumulators: 3*2 + 1*4 + 4*1 = 14, + 3 = 17, times 0.5 * 0.25: 2.125; 3*-3 + 4*5 = 11,
+ * - 2 = 9, times 0.5 * 0.5: 2.25. Relu keeps both; / 0.25: 8.5 -> 8 (ties to even), 9:
+ * y = (2, 2.25).
+ * x = (100, 0, 0): 200 saturates to 127; 127 * 2 + 3 = 257 -> 32.125, / 0.25 = 128.5 -> 128,
+ * saturated to 127: 31.75; 127 * -3 - 2 = -383 -> -95.75, Relu 0: y = (31.75, 0). */
+static graph qdq_dense(void)
+{
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 3));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, 2));
+    ADD_INIT(g, ftensor("sx", SCALAR, VALS(0.5f)));
+    ADD_INIT(g, itensor("z", NPK_DT_INT8, SCALAR, IVALS(0)));
+    ADD_INIT(g, ftensor("sy", SCALAR, VALS(0.25f)));
+    ADD_INIT(g, itensor("Wq", NPK_DT_INT8, DIMS(2, 3), IVALS(2, -4, 1, -3, 0, 5)));
+    ADD_INIT(g, ftensor("ws", DIMS(2), VALS(0.25f, 0.5f)));
+    ADD_INIT(g, itensor("wz", NPK_DT_INT8, DIMS(2), IVALS(0, 0)));
+    ADD_INIT(g, itensor("bq", NPK_DT_INT32, DIMS(2), IVALS(3, -2)));
+    ADD_INIT(g, ftensor("bs", DIMS(2), VALS(0.125f, 0.25f)));
+    ADD_NODE(g, node("QuantizeLinear", "qx", "x,sx,z", "xq", NULL));
+    ADD_NODE(g, node("DequantizeLinear", "dqx", "xq,sx,z", "xd", NULL));
+    ADD_NODE(g, node("DequantizeLinear", "dqw", "Wq,ws,wz", "W", attr_i("axis", 0), NULL));
+    ADD_NODE(g, node("DequantizeLinear", "dqb", "bq,bs", "b", attr_i("axis", 0), NULL));
+    ADD_NODE(g, node("Gemm", "fc", "xd,W,b", "h", attr_i("transB", 1), NULL));
+    ADD_NODE(g, node("Relu", "relu", "h", "r", NULL));
+    ADD_NODE(g, node("QuantizeLinear", "qy", "r,sy,z", "yq", NULL));
+    ADD_NODE(g, node("DequantizeLinear", "dqy", "yq,sy,z", "y", NULL));
+    return g;
+}
+
+static void test_qdq_dense(void)
+{
+    graph g = qdq_dense();
+    npk_model *m;
+    char err[512] = "";
+    npk_plan *p = plan_of(&g, &m, err, sizeof err);
+    NPK_REPORT(p != NULL, "qdq dense: %s\n", err);
+    if (!p) {
+        npk_model_free(m);
+        return;
+    }
+    NPK_CHECK_EQ_U64(p->n_layers, 1);
+    const npk_layer *l = &p->layers[0];
+    NPK_CHECK(l->kind == NPK_LAYER_DENSE && l->act == NPK_ACT_RELU && l->q);
+    /* the model's scales and codes, no calibration */
+    NPK_CHECK(p->qmodel == 1 && p->calibrated == 1);
+    NPK_CHECK(p->tensors[0].quant && p->tensors[0].scale == 0.5 && p->tensors[0].zp == 0);
+    NPK_CHECK(p->tensors[1].quant && p->tensors[1].scale == 0.25);
+    NPK_CHECK(l->wq[0] == 2 && l->wq[1] == -4 && l->wq[2] == 1 && l->wq[3] == -3 &&
+              l->wq[4] == 0 && l->wq[5] == 5);
+    NPK_CHECK(l->wscale[0] == 0.25 && l->wscale[1] == 0.5);
+    NPK_CHECK(l->bq[0] == 3 && l->bq[1] == -2);
+    double x[3] = {1.3, -0.7, 2.25}, y[2];
+    NPK_CHECK(npk_plan_run_f64(p, x, y, 0) == 0);
+    near(y[0], 2.0, 0, "qdq y0");
+    near(y[1], 2.25, 0, "qdq y1");
+    double xs[3] = {100, 0, 0};
+    NPK_CHECK(npk_plan_run_f64(p, xs, y, 0) == 0);
+    near(y[0], 31.75, 0, "qdq saturated y0");
+    near(y[1], 0, 0, "qdq relu y1");
+    /* a target's outputs get the output's QuantizeLinear: 2.1 / 0.25 = 8.4 -> 2, 9.2 -> 2.25 */
+    float yt[2] = {2.1f, 2.3f};
+    npk_plan_q_output(p, yt);
+    NPK_CHECK(yt[0] == 2.0f && yt[1] == 2.25f);
+    float xf[3] = {1, 2, 3};
+    NPK_CHECK(npk_plan_calibrate(p, xf, 1, err, sizeof err) != 0);
+    NPK_CHECK_CONTAINS(err, "carries its own int8 scales");
+    NPK_CHECK(npk_plan_q_symmetric(p, err, sizeof err) == 0);
+    npk_plan_free(p);
+    npk_model_free(m);
+}
+
+/* QLinearMatMul (a dense layer without bias): x [1,2] -> QuantizeLinear(0.5, zero point zx)
+ * -> QLinearMatMul(B int8 [[1,2,3],[4,-5,6]] (K x N), per-column scales (1, 0.5, 0.25), y scale
+ * 1, y zero point zy) -> DequantizeLinear -> y [1,3].
+ * x = (1, -1.5): codes (2, -3) + zx. Accumulators of (q - zx): 2 - 12 = -10, 4 + 15 = 19,
+ * 6 - 18 = -12; times 0.5 * (1, 0.5, 0.25): -5, 4.75 -> 5, -1.5 -> -2 (ties to even);
+ * dequantised (q - zy) * 1: y = (-5, 5, -2) whatever the zero points. */
+static graph qlinear_matmul(int zx, int zy)
+{
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 2));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, 3));
+    ADD_INIT(g, ftensor("sx", SCALAR, VALS(0.5f)));
+    ADD_INIT(g, itensor("zx", NPK_DT_INT8, SCALAR, IVALS(zx)));
+    ADD_INIT(g, itensor("B", NPK_DT_INT8, DIMS(2, 3), IVALS(1, 2, 3, 4, -5, 6)));
+    ADD_INIT(g, ftensor("bs", DIMS(3), VALS(1, 0.5f, 0.25f)));
+    ADD_INIT(g, itensor("bz", NPK_DT_INT8, DIMS(3), IVALS(0, 0, 0)));
+    ADD_INIT(g, ftensor("sy", SCALAR, VALS(1)));
+    ADD_INIT(g, itensor("zy", NPK_DT_INT8, SCALAR, IVALS(zy)));
+    ADD_NODE(g, node("QuantizeLinear", "qx", "x,sx,zx", "xq", NULL));
+    ADD_NODE(g, node("QLinearMatMul", "qmm", "xq,sx,zx,B,bs,bz,sy,zy", "yq", NULL));
+    ADD_NODE(g, node("DequantizeLinear", "dqy", "yq,sy,zy", "y", NULL));
+    return g;
+}
+
+static void test_qlinear_matmul(int zx, int zy)
+{
+    graph g = qlinear_matmul(zx, zy);
+    npk_model *m;
+    char err[512] = "";
+    npk_plan *p = plan_of(&g, &m, err, sizeof err);
+    NPK_REPORT(p != NULL, "qlinear matmul: %s\n", err);
+    if (!p) {
+        npk_model_free(m);
+        return;
+    }
+    NPK_CHECK_EQ_U64(p->n_layers, 1);
+    NPK_CHECK(p->layers[0].kind == NPK_LAYER_DENSE && p->layers[0].q && !p->layers[0].b);
+    /* [K, N] codes transposed to [out][in]: (1, 4), (2, -5), (3, 6) */
+    NPK_CHECK(p->layers[0].wq[0] == 1 && p->layers[0].wq[1] == 4 && p->layers[0].wq[4] == 3);
+    NPK_CHECK(p->layers[0].wscale[2] == 0.25);
+    double x[2] = {1, -1.5}, y[3];
+    NPK_CHECK(npk_plan_run_f64(p, x, y, 0) == 0);
+    near(y[0], -5, 0, "qlinear y0");
+    near(y[1], 5, 0, "qlinear y1");
+    near(y[2], -2, 0, "qlinear y2");
+    /* the int8 lowerings take zero point 0 only */
+    int sym = npk_plan_q_symmetric(p, err, sizeof err);
+    NPK_CHECK(sym == (zx || zy ? -1 : 0));
+    if (zx)
+        NPK_CHECK_EQ_STR(err, "layer 0 (node 1 'qmm', QLinearMatMul): tensor 0 is quantised to "
+                              "int8 with zero point 1: the int8 lowerings take symmetric int8 "
+                              "tensors (zero point 0)");
+    npk_plan_free(p);
+    npk_model_free(m);
+}
+
+static void test_q_errors(void)
+{
+    /* a weight zero point other than 0 */
+    graph g = qlinear_matmul(0, 0);
+    g.inits[4] = itensor("bz", NPK_DT_INT8, DIMS(3), IVALS(0, 2, 0));
+    expect_plan_error(&g, "node 1 'qmm' (QLinearMatMul): weight 'B' has zero point 2 at 1",
+                      "symmetric int8 weights");
+    /* a DequantizeLinear that dequantises with another scale than the QuantizeLinear's */
+    graph d = qdq_dense();
+    d.nodes[1] = node("DequantizeLinear", "dqx", "xq,sy,z", "xd", NULL);
+    expect_plan_error(&d, "'dqx' (DequantizeLinear): dequantises 'xq' with scale 0.25",
+                      "quantised with 0.5");
+    /* the DequantizeLinear of a weight with a negative scale: not folded, so not a constant */
+    graph n = qdq_dense();
+    n.inits[4] = ftensor("ws", DIMS(2), VALS(0.25f, -0.5f));
+    expect_plan_error(&n, "(DequantizeLinear): dequantises 'Wq', not the chain's value",
+                      "positive, finite scales (scale 'ws')");
+    /* int8 weights behind a float input (weight-only quantisation) */
+    graph w = qdq_dense();
+    w.nodes[0] = node("Identity", "qx", "x", "xq0", NULL);
+    w.nodes[1] = node("Identity", "dqx", "xq0", "xd", NULL);
+    expect_plan_error(&w, "node 4 'fc' (Gemm): its weights are int8", "weight-only");
+}
+
 /* The lowering table's message format. */
 static void test_lower_fail(void)
 {
@@ -474,6 +642,10 @@ int main(int argc, char **argv)
     test_avgpool(1);
     test_gelu_pattern();
     test_errors();
+    test_qdq_dense();
+    test_qlinear_matmul(0, 0);
+    test_qlinear_matmul(1, 3);
+    test_q_errors();
     test_lower_fail();
     test_npy();
     return npk_test_done();
