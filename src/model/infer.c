@@ -1,6 +1,7 @@
 /* Shape and type inference for the operators of ops.def, as the ONNX operator specification
  * defines them (docs/models.md states each rule), with parameter and MAC counts; and the
- * cheap constant folding (Constant, Identity, Reshape, Flatten, Transpose of constants). */
+ * cheap constant folding (Constant, Identity, Reshape, Flatten, Transpose, QuantizeLinear and
+ * DequantizeLinear of constants). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

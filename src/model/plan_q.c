@@ -411,10 +411,11 @@ int npk_plan_q_finish(struct builder *b)
     if (!all)
         return npk_pb_fail(b, p->layers[first_float].node, "has float weights in a model whose "
                            "other layers are int8: mixed models are not lowered");
-    /* every tensor the int8 targets hold needs its scale: all but the output */
+    /* every tensor the int8 targets hold needs its scale: every layer's input, but a final
+     * softmax's (the targets run it on the host, from the layer before's float output) */
     for (size_t i = 0; i < p->n_layers; i++) {
         const npk_layer *l = &p->layers[i];
-        if (!p->tensors[l->in].quant)
+        if (!p->tensors[l->in].quant && l->kind != NPK_LAYER_SOFTMAX)
             return npk_pb_fail(b, l->node, "its input is not quantised in this int8 model (no "
                                "QuantizeLinear before it): not lowered");
     }

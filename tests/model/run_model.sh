@@ -33,6 +33,20 @@ printf '\x00\x00\x80\x3f\x00\x00\xc0\x7f\x00\x00\x00\x40' >>"$T/nan.npy"
 out=$("$NPK" run-model -t host --input "$T/nan.npy" "$T/mlp.onnx" 2>&1)
 [ $? = 1 ] && grep -q "nan.npy: input 0, element 1 is NaN: the inputs must be finite" <<<"$out" &&
   ok || bad "NaN input: $out"
+# int8 models (test_plan.c): --calib is ignored for a model with its own scales; a QLinearMatMul
+# with zero points 1 and 3 runs on the host (y = (-5, 5, -2), worked out in test_plan.c) and
+# is refused by the int8 lowerings, naming the layer and the zero point
+out=$("$NPK" run-model -t host --calib "$T/x.npy" --input "$T/x.npy" "$T/qdq.onnx" 2>&1)
+[ $? = 0 ] && grep -q "qdq.onnx: the model carries its own int8 scales: --calib .* is ignored" \
+  <<<"$out" && ok || bad "--calib with an int8 model: $out"
+"$NPK" run-model -t host --input "$T/xq.npy" --output "$T/yq.npy" "$T/qmm_zp.onnx" >/dev/null 2>&1 &&
+  ok || bad "the host does not run a QLinearMatMul with zero points"
+od -An -tf4 -j128 "$T/yq.npy" | tr -s ' ' | grep -qx ' -5 5 -2' && ok || bad "qmm_zp: $(od -An -tf4 -j128 "$T/yq.npy")"
+for t in $("$NPK" run-model --list | grep -x 'opennpu\|rvnpu'); do
+  out=$("$NPK" run-model -t "$t" --input "$T/xq.npy" "$T/qmm_zp.onnx" 2>&1)
+  [ $? = 1 ] && grep -q "$t: layer 0 (node 1 'qmm', QLinearMatMul): tensor 0 is quantised to int8 with zero point 1: the int8 lowerings take symmetric int8 tensors (zero point 0)" <<<"$out" &&
+    ok || bad "$t with a zero point: $out"
+done
 # the output may not overwrite the input
 "$NPK" run-model -t host --input "$T/x.npy" --output "$T/x.npy" "$T/mlp.onnx" >/dev/null 2>&1
 [ $? = 2 ] && ok || bad "--output onto --input was not refused"

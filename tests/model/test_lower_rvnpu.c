@@ -763,7 +763,58 @@ static void check_errors(void)
     tplan_free(&tp);
 }
 
-int main(void)
+/* An int8 model that carries its own scales (models/onnx/mlp_qdq.onnx, lenet_qlinear.onnx):
+ * no calibration; 4 pixel-like inputs; the simulator equal to the host model of the firmware
+ * bit for bit, and (once the output's own QuantizeLinear is applied, as run-model does) within
+ * `tol` of the plan's float64 run, which is the model's int8 arithmetic as ONNX defines it. */
+static void check_qmodel(const char *path, double tol)
+{
+    char err[512] = "";
+    npk_model *m = NULL;
+    npk_plan *p = NULL;
+    int rc = npk_model_read_file(path, &m, err, sizeof err);
+    rc = rc ? rc : npk_plan_build(m, &p, err, sizeof err);
+    NPK_REPORT(rc == 0 && p->qmodel, "%s: %s\n", path, err);
+    const npk_lower_target *t = npk_lower_find("rvnpu");
+    void *sess = NULL;
+    if (rc == 0 && p->qmodel && t->open(p, "", &sess, err, sizeof err) != 0) {
+        NPK_REPORT(0, "%s: open: %s\n", path, err);
+        rc = -1;
+    }
+    if (rc != 0 || !p->qmodel) {
+        npk_plan_free(p);
+        npk_model_free(m);
+        return;
+    }
+    tplan tp;
+    tp.p = *p;   /* host_int8 reads the plan only */
+    size_t ni = p->tensors[0].elems, no = p->tensors[p->n_tensors - 1].elems;
+    float *x = malloc(ni * 4), *y = malloc(no * 4), *h = malloc(no * 4);
+    double *xd = malloc(ni * 8), *yd = malloc(no * 8), worst = 0;
+    npk_lower_stats st;
+    for (int k = 0; k < 4; k++) {
+        for (size_t i = 0; i < ni; i++)
+            xd[i] = x[i] = (float)((urand() + 1) / 2);
+        NPK_CHECK(t->infer(sess, x, y, &st, err, sizeof err) == 0);
+        host_int8(&tp, x, h);
+        NPK_REPORT(memcmp(y, h, no * 4) == 0, "%s input %d: the simulator differs from the "
+                   "host model (y[0] %.9g vs %.9g)\n", path, k, (double)y[0], (double)h[0]);
+        NPK_CHECK(npk_plan_run_f64(p, xd, yd, 0) == 0);
+        npk_plan_q_output(p, y);
+        for (size_t i = 0; i < no; i++)
+            worst = fabs(y[i] - yd[i]) > worst ? fabs(y[i] - yd[i]) : worst;
+    }
+    NPK_REPORT(worst <= tol, "%s: %g from the float64 run, beyond %g\n", path, worst, tol);
+    printf("%s: 4 inputs equal to the host model; largest difference from the float64 run "
+           "(the model's own int8 arithmetic) %g\n", path, worst);
+    t->close(sess);
+    free(x), free(y), free(h), free(xd), free(yd);
+    npk_plan_free(p);
+    npk_model_free(m);
+}
+
+/* usage: model_lower_rvnpu [INT8_MODEL.onnx ...] */
+int main(int argc, char **argv)
 {
     /* MLP 20 -> 16 ReLU -> 10 */
     tplan mlp;
@@ -901,6 +952,8 @@ int main(void)
     tplan_free(&big);
 
     check_errors();
+    for (int k = 1; k < argc; k++)
+        check_qmodel(argv[k], 0.05);
     free(xm);
     free(xc);
     tplan_free(&mlp);

@@ -602,10 +602,21 @@ static int write_files(const char *dir)
     snprintf(path, sizeof path, "%s/mlp.onnx", dir);
     write_model(&g, 0, path);
     pool_free();
-    float x[6] = {1, 2, -1, 1, 2, -1};
-    int64_t dims[2] = {2, 3};
+    /* the int8 models of test_qdq_dense and test_qlinear_matmul (zero points 1 and 3) */
+    g = qdq_dense();
+    snprintf(path, sizeof path, "%s/qdq.onnx", dir);
+    write_model(&g, 0, path);
+    pool_free();
+    g = qlinear_matmul(1, 3);
+    snprintf(path, sizeof path, "%s/qmm_zp.onnx", dir);
+    write_model(&g, 0, path);
+    pool_free();
+    float x[6] = {1, 2, -1, 1, 2, -1}, xq[2] = {1, -1.5f};
+    int64_t dims[2] = {2, 3}, dq[2] = {1, 2};
     snprintf(path, sizeof path, "%s/x.npy", dir);
-    if (npk_npy_write_f32(path, x, 2, dims, err, sizeof err) != 0) {
+    int rc = npk_npy_write_f32(path, x, 2, dims, err, sizeof err);
+    snprintf(path, sizeof path, "%s/xq.npy", dir);
+    if (rc != 0 || npk_npy_write_f32(path, xq, 2, dq, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
