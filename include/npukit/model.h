@@ -34,7 +34,8 @@ typedef struct npk_nn_session npk_nn_session;  /* a model prepared for one targe
 NPK_API int npk_nn_supported(void);
 
 /* The targets a model runs on: "host" (the float64 run of the plan, the reference of the
- * others) and every target with a lowering ("pccx", "rvnpu", "tinytpu", "opennpu"). */
+ * others) and every target with a lowering ("pccx", "rvnpu", "tinytpu", "opennpu"); none
+ * without ONNX support. */
 NPK_API size_t npk_nn_target_count(void);
 NPK_API const char *npk_nn_target_name(size_t i);   /* NULL past the end */
 
