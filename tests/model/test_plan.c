@@ -594,7 +594,9 @@ static void test_npy(void)
 }
 
 /* --write DIR: the MLP above as DIR/mlp.onnx and its input x = (1, 2, -1) twice as DIR/x.npy
- * [2, 3], for the command-line test (run_model.sh). */
+ * [2, 3], for the command-line test (run_model.sh); the int8 models (qdq.onnx, qmm_zp.onnx with
+ * its input xq.npy, and qdq_neg_scale.onnx, committed as tests/bad/inputs/onnx_qlinear_zp.onnx
+ * and onnx_qdq_neg_scale.onnx). */
 static int write_files(const char *dir)
 {
     char path[512], err[512];
@@ -609,6 +611,12 @@ static int write_files(const char *dir)
     pool_free();
     g = qlinear_matmul(1, 3);
     snprintf(path, sizeof path, "%s/qmm_zp.onnx", dir);
+    write_model(&g, 0, path);
+    pool_free();
+    /* a weight's DequantizeLinear with a negative scale (test_q_errors): not a constant */
+    g = qdq_dense();
+    g.inits[4] = ftensor("ws", DIMS(2), VALS(0.25f, -0.5f));
+    snprintf(path, sizeof path, "%s/qdq_neg_scale.onnx", dir);
     write_model(&g, 0, path);
     pool_free();
     float x[6] = {1, 2, -1, 1, 2, -1}, xq[2] = {1, -1.5f};
