@@ -104,9 +104,14 @@ static npk_ptensor *settle_as(struct builder *b, int ni, int cur, const qparams 
 {
     npk_ptensor *t = settle(b, ni, cur);
     if (t && !same_quant(t, q)) {
-        npk_pb_fail(b, ni, "%s '%s' with scale %g and zero point %d, but it was quantised "
-                    "with %s%g and %d", verb, npk_pb_model(b)->values[cur].name, q->scale,
-                    q->zp, t->quant ? "" : "(nothing) ", t->qscale, t->zp);
+        const char *name = npk_pb_model(b)->values[cur].name;
+        if (t->quant)
+            npk_pb_fail(b, ni, "%s '%s' with scale %g and zero point %d, but it was quantised "
+                        "with %g and %d", verb, name, q->scale, q->zp, t->qscale, t->zp);
+        else
+            npk_pb_fail(b, ni, "%s '%s' with scale %g and zero point %d, but no "
+                        "QuantizeLinear or QLinear operator quantised it", verb, name,
+                        q->scale, q->zp);
         return NULL;
     }
     return t;
