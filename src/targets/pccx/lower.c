@@ -587,6 +587,10 @@ static int build(pb *b)
     const npk_plan *p = b->p;
     b->pin = -1;
     b->layer = (size_t)-1;
+    if (npk_lower_chain_only(p, "pccx", b->err, b->err_size)) {
+        b->failed = 1;
+        return -1;
+    }
     b->t = calloc(p->n_tensors, sizeof *b->t);
     if (!b->t)
         return fail(b, "out of memory");
