@@ -220,6 +220,30 @@ def classifier_main(name, description, build, shape, epochs, n_samples=8):
                                     "_torch.npy")], t0)
 
 
+def block_main(name, description, build, shape, n_samples=4):
+    """Export an untrained block with seeded weights: NAME.onnx, NAME.npz, a seeded normal input
+    NAME_samples.npy (float32 [n_samples] + shape) and PyTorch's output NAME_torch.npy, the
+    reference checked against it."""
+    import numpy as np
+    args = arg_parser(description, 0).parse_args()
+    if args.epochs != 0:
+        fail("the block is not trained: --epochs must be 0")
+    torch = setup_torch(args.seed)
+    t0 = time.time()
+    model = build(torch)
+    model.eval()
+    x = torch.randn(n_samples, *shape)
+    with torch.no_grad():
+        y = model(x).numpy()
+    out = os.path.join(args.out_dir, name)
+    export(torch, model, x[:1], out + ".onnx")
+    write_sidecar(out + ".onnx", out + ".npz")
+    np.save(out + "_samples.npy", x.numpy())
+    np.save(out + "_torch.npy", y)
+    check_reference(name, out + ".npz", x.numpy(), y, 1e-5)
+    report_files([out + s for s in (".onnx", ".npz", "_samples.npy", "_torch.npy")], t0)
+
+
 def report_files(paths, t0):
     for p in paths:
         with open(p, "rb") as f:

@@ -11,9 +11,6 @@ transformer_block_samples.npy (float32 [4,8,32], seeded normal) and PyTorch's ou
 transformer_block_torch.npy. Deterministic: fixed seeds, one CPU thread.
 """
 
-import os
-import time
-
 import common
 
 SEQ, DIM, HEADS, FF = 8, 32, 2, 64
@@ -51,27 +48,8 @@ def build(torch):
 
 
 def main():
-    import numpy as np
-    ap = common.arg_parser("Export one transformer block (d=32, 2 heads, sequence 8) with seeded "
-                           "weights to transformer_block.onnx with its sidecar and a checked "
-                           "sample.", 0)
-    args = ap.parse_args()
-    if args.epochs != 0:
-        common.fail("the block is not trained: --epochs must be 0")
-    torch = common.setup_torch(args.seed)
-    t0 = time.time()
-    model = build(torch)
-    model.eval()
-    x = torch.randn(4, SEQ, DIM)
-    with torch.no_grad():
-        y = model(x).numpy()
-    out = os.path.join(args.out_dir, "transformer_block")
-    common.export(torch, model, x[:1], out + ".onnx")
-    common.write_sidecar(out + ".onnx", out + ".npz")
-    np.save(out + "_samples.npy", x.numpy())
-    np.save(out + "_torch.npy", y)
-    common.check_reference("transformer_block", out + ".npz", x.numpy(), y, 1e-5)
-    common.report_files([out + s for s in (".onnx", ".npz", "_samples.npy", "_torch.npy")], t0)
+    common.block_main("transformer_block", "Export one transformer block (d=32, 2 heads, sequence 8) with seeded "
+                      "weights to transformer_block.onnx with its sidecar and a checked sample.", build, (SEQ, DIM))
 
 
 if __name__ == "__main__":

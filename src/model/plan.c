@@ -575,7 +575,7 @@ static int mean_last(const npk_model *m, const npk_node *n)
  *   q = Sqrt(a); then n = Div(x, q), or d = Div(1, q) and n = Mul(x, d); then optionally
  *   y = Mul(n, g), g a float constant of the last dimension's size (or one element)
  * with the operands of Add and the Muls in either order, each intermediate read only by the
- * next node and x only by the first node and the division. Returns the count of nodes (in
+ * next node (x may have other readers: the layer reads it). Returns the count of nodes (in
  * `nodes`), 0 when node `ni` does not start it; *eps and *gain (a value, or -1). */
 static int match_rms(const npk_model *m, int ni, int nodes[7], double *eps, int *gain)
 {
@@ -631,8 +631,7 @@ static int match_rms(const npk_model *m, int ni, int nodes[7], double *eps, int 
             nodes[k++] = r;
         }
     }
-    int feeds[2] = {nodes[0], div};
-    return read_only_by(m, x, feeds, 2) ? k : 0;
+    return k;
 }
 
 /* A normalisation layer over the last dimension of value x: the gain (a constant of that

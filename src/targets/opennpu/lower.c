@@ -222,7 +222,9 @@ static int check_window(const npk_plan *p, size_t i, char *err, size_t n)
 /* Check the plan; n_npu: the layers that run on the NPU (trailing Softmax layers do not). */
 static int analyse(const npk_plan *p, size_t *n_npu, char *err, size_t n)
 {
-    if (npk_lower_chain_only(p, "opennpu", err, n))
+    if (npk_lower_chain_only(p, "opennpu", "its int8 VALU has no exp, division or square root "
+                             "for softmax and the normalisations inside a model, and no int8 "
+                             "product of two activations is lowered", err, n))
         return -1;
     if (!p->calibrated) {
         snprintf(err, n, "int8 needs a calibrated plan: give calibration inputs (--calib X.npy)");

@@ -587,7 +587,9 @@ static int build(pb *b)
     const npk_plan *p = b->p;
     b->pin = -1;
     b->layer = (size_t)-1;
-    if (npk_lower_chain_only(p, "pccx", b->err, b->err_size)) {
+    if (npk_lower_chain_only(p, "pccx", "not lowered yet: the lowering builds chains of GEMV "
+                             "layers; its CVO unit and GEMM engine are not used for sequences",
+                             b->err, b->err_size)) {
         b->failed = 1;
         return -1;
     }

@@ -549,7 +549,7 @@ static int build(const npk_plan *p, const char *settings, rv_prog *out, char *er
         snprintf(err, err_size, "the plan has no chain of layers");
         return -1;
     }
-    if (npk_lower_chain_only(p, "rvnpu", err, err_size))
+    if (npk_lower_chain_only(p, "rvnpu", "not lowered yet", err, err_size))
         return -1;
     if (!s.fp32 && !p->calibrated) {
         snprintf(err, err_size, "int8 needs a calibrated plan (npukit: --calib X.npy), or "

@@ -192,7 +192,8 @@ static int plan_segments(const npk_plan *p, const char *settings, tt_session **o
         snprintf(err, err_size, "tinytpu: the plan has no layers");
         goto fail;
     }
-    if (npk_lower_chain_only(p, "tinytpu", err, err_size))
+    if (npk_lower_chain_only(p, "tinytpu", "its compiler runs chains of dense layers on single "
+                             "vectors", err, err_size))
         goto fail;
     for (size_t i = 0; i < p->n_layers; i++) {
         uint16_t a;

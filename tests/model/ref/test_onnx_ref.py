@@ -349,7 +349,7 @@ def test_every_operator_covered(src_root):
 
 
 def test_models(models_dir):
-    for name in ("mlp", "lenet", "transformer_block"):
+    for name in ("mlp", "lenet", "transformer_block", "rmsnorm_block"):
         base = os.path.join(models_dir, name)
         try:
             g = onnx_ref.load_sidecar(base + ".npz")
@@ -370,7 +370,7 @@ def test_models(models_dir):
         else:
             bad("%s: reference vs PyTorch: max difference %.3g of the largest output"
                 % (name, rel))
-        if name != "transformer_block":
+        if name in ("mlp", "lenet"):
             same = np.array_equal(got.argmax(axis=1), want.argmax(axis=1))
             (ok if same else bad)("%s: the reference's classes are PyTorch's" % name)
 
@@ -443,8 +443,8 @@ def test_graph_errors():
 
 def test_shapes(models_dir, npukit):
     """npukit model-info's inferred shapes (src/model/infer.c, batch 1) are the shapes of the
-    values the reference computes, for every node output of the three models."""
-    for name in ("mlp", "lenet", "transformer_block"):
+    values the reference computes, for every node output of the four models."""
+    for name in ("mlp", "lenet", "transformer_block", "rmsnorm_block"):
         base = os.path.join(models_dir, name)
         p = subprocess.run([npukit, "model-info", base + ".onnx"], capture_output=True,
                            text=True, timeout=60)
