@@ -730,6 +730,8 @@ static int build_transpose(builder *b, int ni, int x)
     int r = xv->rank;
     if (r < 2 || r > 4)
         return bfail(b, ni, "transposes a rank-%d tensor: the plan takes ranks 2 to 4", r);
+    if (pa && (pa->kind != NPK_ATTR_INTS || pa->n != (size_t)r))
+        return bfail(b, ni, "perm does not have %d entries", r);
     npk_layer *l = start_layer(b, ni, NPK_LAYER_TRANSPOSE, x, n->out[0]);
     if (!l)
         return -1;
@@ -1210,33 +1212,49 @@ static void observe(npk_ptensor *t, const double *v)
 
 int npk_plan_run_f64(npk_plan *p, const double *x, double *y, int obs)
 {
-    /* every tensor in its own place (a DAG reads tensors written long before) */
-    size_t total = 0;
-    for (size_t i = 0; i < p->n_tensors; i++)
-        total += p->tensors[i].elems;
-    double *buf = malloc((total ? total : 1) * sizeof *buf);
-    size_t *at = malloc(p->n_tensors * sizeof *at);
-    if (!buf || !at) {
-        free(buf);
-        free(at);
-        return -1;
-    }
-    for (size_t i = 0, o = 0; i < p->n_tensors; o += p->tensors[i++].elems)
-        at[i] = o;
-    memcpy(buf, x, p->tensors[0].elems * sizeof *buf);
-    if (obs)
-        observe(&p->tensors[0], buf);
-    for (size_t i = 0; i < p->n_layers; i++) {
+    /* each tensor in its own buffer, freed after the last layer that reads it (a DAG reads
+     * tensors written long before: a residual's input) */
+    size_t nt = p->n_tensors;
+    double **v = calloc(nt, sizeof *v);
+    size_t *last = calloc(nt, sizeof *last);
+    int rc = v && last ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < p->n_layers; i++) {
         const npk_layer *l = &p->layers[i];
-        int two = l->kind == NPK_LAYER_MATMUL || l->kind == NPK_LAYER_ADD;
-        run_layer(p, l, buf + at[l->in], two ? buf + at[l->in2] : NULL, buf + at[l->out]);
-        if (obs)
-            observe(&p->tensors[l->out], buf + at[l->out]);
+        last[l->in] = i;
+        if (l->kind == NPK_LAYER_MATMUL || l->kind == NPK_LAYER_ADD)
+            last[l->in2] = i;
     }
-    memcpy(y, buf + at[p->n_tensors - 1], p->tensors[p->n_tensors - 1].elems * sizeof *y);
-    free(buf);
-    free(at);
-    return 0;
+    if (rc == 0 && !(v[0] = malloc((p->tensors[0].elems ? p->tensors[0].elems : 1) * sizeof **v)))
+        rc = -1;
+    if (rc == 0) {
+        memcpy(v[0], x, p->tensors[0].elems * sizeof *x);
+        if (obs)
+            observe(&p->tensors[0], v[0]);
+    }
+    for (size_t i = 0; rc == 0 && i < p->n_layers; i++) {
+        const npk_layer *l = &p->layers[i];
+        size_t n = p->tensors[l->out].elems;
+        if (!(v[l->out] = malloc((n ? n : 1) * sizeof **v))) {
+            rc = -1;
+            break;
+        }
+        int two = l->kind == NPK_LAYER_MATMUL || l->kind == NPK_LAYER_ADD;
+        run_layer(p, l, v[l->in], two ? v[l->in2] : NULL, v[l->out]);
+        if (obs)
+            observe(&p->tensors[l->out], v[l->out]);
+        for (size_t t = 0; t + 1 < nt; t++)
+            if (v[t] && last[t] == i && (int)t != l->out) {
+                free(v[t]);
+                v[t] = NULL;
+            }
+    }
+    if (rc == 0)
+        memcpy(y, v[nt - 1], p->tensors[nt - 1].elems * sizeof *y);
+    for (size_t t = 0; v && t < nt; t++)
+        free(v[t]);
+    free(v);
+    free(last);
+    return rc;
 }
 
 /* ---- calibration and int8 quantisation ---- */
