@@ -572,7 +572,8 @@ static int mean_last(const npk_model *m, const npk_node *n)
 /* RMSNorm as PyTorch exports x * rsqrt(mean(x^2, -1, keepdim) + eps) * g and
  * x / sqrt(mean(x * x, -1, keepdim) + eps) * g (torch 1.13 and 2.x, opset 17):
  *   s = Pow(x, 2) or Mul(x, x); r = ReduceMean(s, axes [-1], keepdims 1); a = Add(r, eps);
- *   q = Sqrt(a); then n = Div(x, q), or d = Div(1, q) and n = Mul(x, d); then optionally
+ *   q = Sqrt(a); then n = Div(x, q), or d = Div(1, q) or Reciprocal(q) (the dynamo
+ *   exporter's rsqrt) and n = Mul(x, d); then optionally
  *   y = Mul(n, g), g a float constant of the last dimension's size (or one element)
  * with the operands of Add and the Muls in either order, each intermediate read only by the
  * next node (x may have other readers: the layer reads it). Returns the count of nodes (in
@@ -605,12 +606,15 @@ static int match_rms(const npk_model *m, int ni, int nodes[7], double *eps, int 
         return 0;
     nodes[k++] = r;
     v = m->nodes[r].out[0];
-    if ((r = sole_reader(m, v)) < 0 || m->nodes[r].op != NPK_OP_DIV || m->nodes[r].in[1] != v)
+    if ((r = sole_reader(m, v)) < 0 ||
+        !(m->nodes[r].op == NPK_OP_RECIPROCAL ||
+          (m->nodes[r].op == NPK_OP_DIV && m->nodes[r].in[1] == v)))
         return 0;
     int div = r;
     nodes[k++] = r;
-    if (m->nodes[r].in[0] != x) { /* 1 / sqrt, then Mul by x */
-        if (!const_is(m, m->nodes[r].in[0], 1.0))
+    if (m->nodes[r].op == NPK_OP_RECIPROCAL || m->nodes[r].in[0] != x) {
+        /* 1 / sqrt (Div of 1, or Reciprocal), then Mul by x */
+        if (m->nodes[r].op == NPK_OP_DIV && !const_is(m, m->nodes[r].in[0], 1.0))
             return 0;
         v = m->nodes[r].out[0];
         if ((r = sole_reader(m, v)) < 0 || m->nodes[r].op != NPK_OP_MUL ||

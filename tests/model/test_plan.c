@@ -416,11 +416,12 @@ static void test_residual(void)
     npk_model_free(m);
 }
 
-/* RMSNorm as PyTorch exports it, both forms (models/onnx/rmsnorm.py's note):
- *   x * (1 / Sqrt(ReduceMean(Pow(x, 2)) + eps)) * g   and   x / Sqrt(ReduceMean(x * x) + eps) * g
+/* RMSNorm as PyTorch exports it (models/onnx/rmsnorm_block.py's note), forms 0 to 2:
+ *   x * (1 / Sqrt(ReduceMean(Pow(x, 2)) + eps)) * g,   x / Sqrt(ReduceMean(x * x) + eps) * g,
+ *   and Reciprocal(Sqrt(...)) * x * g (rsqrt as the dynamo exporter writes it)
  * x [1, 1, 2] = (1, 7), eps 11, g = (3, 6): mean(x^2) = (1 + 49) / 2 = 25, sqrt(25 + 11) = 6,
  * (1/6, 7/6) * g = (0.5, 7). */
-static graph rms_graph(int div_form)
+static graph rms_graph(int form)
 {
     graph g = {0};
     g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 1, 2));
@@ -429,6 +430,7 @@ static graph rms_graph(int div_form)
     ADD_INIT(g, ftensor("one", SCALAR, VALS(1)));
     ADD_INIT(g, ftensor("eps", SCALAR, VALS(11)));
     ADD_INIT(g, ftensor("g", DIMS(2), VALS(3, 6)));
+    int div_form = form == 1;
     if (div_form)
         ADD_NODE(g, node("Mul", "sq", "x,x", "s", NULL));
     else
@@ -439,6 +441,9 @@ static graph rms_graph(int div_form)
     ADD_NODE(g, node("Sqrt", "sqrt", "a", "q", NULL));
     if (div_form) {
         ADD_NODE(g, node("Div", "div", "x,q", "n", NULL));
+    } else if (form == 2) {
+        ADD_NODE(g, node("Reciprocal", "rsqrt", "q", "rq", NULL));
+        ADD_NODE(g, node("Mul", "mul_x", "rq,x", "n", NULL));
     } else {
         ADD_NODE(g, node("Div", "rsqrt", "one,q", "rq", NULL));
         ADD_NODE(g, node("Mul", "mul_x", "x,rq", "n", NULL));
@@ -449,12 +454,12 @@ static graph rms_graph(int div_form)
 
 static void test_rmsnorm(void)
 {
-    for (int div_form = 0; div_form < 2; div_form++) {
-        graph g = rms_graph(div_form);
+    for (int form = 0; form < 3; form++) {
+        graph g = rms_graph(form);
         npk_model *m;
         char err[512] = "";
         npk_plan *p = plan_of(&g, &m, err, sizeof err);
-        NPK_REPORT(p != NULL, "rmsnorm %d: %s\n", div_form, err);
+        NPK_REPORT(p != NULL, "rmsnorm %d: %s\n", form, err);
         if (!p) {
             npk_model_free(m);
             continue;

@@ -125,6 +125,7 @@ def test_operators():
     check_error("Gelu approximate", "Gelu", [np.array([1], f32)], "approximate 'x'",
                 {"approximate": "x"})
     check("Sqrt", "Sqrt", [np.array([4, 2.25], f32)], [2, 1.5])
+    check("Reciprocal", "Reciprocal", [np.array([4, -0.5], f32)], [0.25, -2])
     # tanh(ln(3)/2) = (3 - 1)/(3 + 1) = 0.5
     check("Tanh", "Tanh", [np.array([0, math.log(3) / 2])], [0, 0.5])
     # sigmoid(ln 3) = 3/4, sigmoid(-ln 3) = 1/4; +-1000 saturate without overflow
