@@ -596,7 +596,8 @@ static void test_npy(void)
 }
 
 /* --write DIR: the MLP above as DIR/mlp.onnx and its input x = (1, 2, -1) twice as DIR/x.npy
- * [2, 3], for the command-line test (run_model.sh). */
+ * [2, 3], for the command-line test (run_model.sh); and the DAG of test_dag as DIR/dag.onnx
+ * with its input ((1, 3), (4, 4)) as DIR/dag_x.npy [1, 2, 2] (rvnpu_cli.sh). */
 static int write_files(const char *dir)
 {
     char path[512], err[512];
@@ -611,7 +612,35 @@ static int write_files(const char *dir)
         fprintf(stderr, "%s\n", err);
         return 1;
     }
+    graph d = dag_graph();
+    snprintf(path, sizeof path, "%s/dag.onnx", dir);
+    write_model(&d, 0, path);
+    pool_free();
+    float xd[4] = {1, 3, 4, 4};
+    int64_t dd[3] = {1, 2, 2};
+    snprintf(path, sizeof path, "%s/dag_x.npy", dir);
+    if (npk_npy_write_f32(path, xd, 3, dd, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
     return 0;
+}
+
+/* --check-dag FILE: FILE holds the DAG's output for dag_x.npy, worked out at test_dag:
+ * (5, 16.5, 16.5, 72.5), within 1e-5 relative (a float32 run). */
+static int check_dag(const char *path)
+{
+    npk_npy_f32 y;
+    char err[512];
+    static const float want[4] = {5, 16.5f, 16.5f, 72.5f};
+    NPK_REPORT(npk_npy_read_f32(path, &y, err, sizeof err) == 0, "%s\n", err);
+    if (!y.data)
+        return npk_test_done();
+    NPK_CHECK_EQ_U64(y.count, 4);
+    for (size_t i = 0; i < 4 && y.count == 4; i++)
+        near(y.data[i], want[i], 1e-5 * want[i], "dag output");
+    npk_npy_free_f32(&y);
+    return npk_test_done();
 }
 
 /* --check FILE: FILE holds the outputs of the MLP for that input (worked out at test_mlp):
@@ -697,6 +726,8 @@ int main(int argc, char **argv)
         return write_files(argv[2]);
     if (argc == 3 && strcmp(argv[1], "--check") == 0)
         return check_output(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--check-dag") == 0)
+        return check_dag(argv[2]);
     if (argc == 6 && strcmp(argv[1], "--f64") == 0)
         return check_f64(argv[2], argv[3], argv[4], atof(argv[5]));
     test_mlp();
