@@ -41,6 +41,11 @@ typedef struct tt_net {
     uint16_t layer_alpha[TT_NET_MAX_LAYERS];
     unsigned layer_alpha_set;
     tt_bias_mode bias_mode;
+    /* Training with the tiled schedule (docs/tinytpu-compiler.md, "Training with tiling"): used
+     * when a width exceeds N, and forced for any net by tile = 1. Every pass then works on
+     * blocks of at most N batch rows x N features; contractions longer than N are summed over
+     * passes through the VPU's loss stage. Per-layer α (layer_alpha) is allowed with it. */
+    int tile;
     tt_format format;                    /* output format: limits checked (B3/B4) */
     unsigned format_line;                /* the line of the `format` item (0: none, asm) */
     int16_t *X, *Y;
