@@ -1463,6 +1463,27 @@ const tt_region *tt_compiled_find(const tt_compiled *c, const char *name, int st
     return NULL;
 }
 
+int tt_compiled_params(const tt_net *net, const tt_compiled *c, const uint16_t *ub, unsigned l,
+                       int16_t *W, int16_t *b)
+{
+    char nm[16];
+    if (l >= net->L)
+        return -1;
+    unsigned R = net->d[l + 1], C = net->d[l];
+    snprintf(nm, sizeof nm, "W%u", l + 1);
+    const tt_region *rw = tt_compiled_find(c, nm, -1);
+    snprintf(nm, sizeof nm, "b%u", l + 1);
+    const tt_region *rb = tt_compiled_find(c, nm, -1);
+    if (!rw || !rb || rw->addr + R * C > net->ub_words || rb->addr + R > net->ub_words)
+        return -1;
+    for (unsigned r = 0; r < R; r++) {
+        for (unsigned j = 0; j < C; j++)
+            W[(size_t)r * C + j] = (int16_t)ub[rw->addr + tile_pos(net->N, R, C, r, j)];
+        b[r] = (int16_t)ub[rb->addr + r];
+    }
+    return 0;
+}
+
 long tt_compiled_check(const tt_net *net, const tt_compiled *c, uint16_t *ub, char *err,
                        size_t err_size)
 {

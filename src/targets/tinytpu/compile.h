@@ -114,6 +114,12 @@ void tt_run_settings(const tt_net *net, char *buf, size_t n);
 /* Print the memory map (one line per region), the junk ranges and the totals. */
 void tt_compiled_print_map(const tt_net *net, const tt_compiled *c, FILE *out);
 
+/* The parameters of layer l (0-based: W_{l+1}, b_{l+1}) as the UB image ub (ub_words words,
+ * e.g. from tt_compiled_check) holds them: W row-major d[l+1] x d[l] (out x in), b d[l+1].
+ * Decodes the memory map's layout. 0, or -1 when the map has no such parameters. */
+int tt_compiled_params(const tt_net *net, const tt_compiled *c, const uint16_t *ub, unsigned l,
+                       int16_t *W, int16_t *b);
+
 /* The region named `name` of step `step` (-1 for host-loaded ones), or NULL. */
 const tt_region *tt_compiled_find(const tt_compiled *c, const char *name, int step);
 

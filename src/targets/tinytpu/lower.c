@@ -13,6 +13,7 @@
 #include "model/lower.h"
 #include "num/num.h"
 #include "targets/tinytpu/compile.h"
+#include "targets/tinytpu/train.h"
 
 #define TT_LOWER_LANES 16u
 
@@ -409,3 +410,164 @@ static int tt_lower_compile(const npk_plan *p, const char *settings, const char 
 const npk_lower_target npk_lower_tinytpu = {
     "tinytpu", tt_lower_compile, tt_lower_open, tt_lower_infer, tt_lower_close,
 };
+
+/* ---- training steps (train.h) -------------------------------------------------------------- */
+struct tt_trainer {
+    const npk_plan *p;
+    tt_net net;            /* the job: B, widths, α per layer, lr; X, Y, W, b its buffers */
+    unsigned saturated;
+};
+
+int tt_train_open(const npk_plan *p, const char *settings, double lr, unsigned batch,
+                  tt_trainer **out, char *err, size_t err_size)
+{
+    *out = NULL;
+    tt_trainer *t = calloc(1, sizeof *t);
+    if (!t) {
+        snprintf(err, err_size, "tinytpu: out of memory");
+        return -1;
+    }
+    t->p = p;
+    tt_net *n = &t->net;
+    if (parse_settings(settings, &n->N, &n->ub_words, err, err_size))
+        goto fail;
+    if (!p->n_layers || p->n_layers > TT_NET_MAX_LAYERS) {
+        snprintf(err, err_size, "tinytpu: training takes 1 to %u dense layers (the plan has "
+                 "%zu)", TT_NET_MAX_LAYERS, p->n_layers);
+        goto fail;
+    }
+    if (batch < 1 || batch > 65535) {
+        snprintf(err, err_size, "tinytpu: batch %u out of range (1..65535)", batch);
+        goto fail;
+    }
+    int16_t qlr = npk_q88_from_double(lr);
+    if (!(lr > 0) || qlr <= 0) {
+        snprintf(err, err_size, "tinytpu: the learning rate %g is %s in Q8.8 (A3: the smallest "
+                 "step is 1/256 = 0.00390625, the largest 127.996)", lr,
+                 lr > 0 ? "0" : "not positive");
+        goto fail;
+    }
+    n->L = (unsigned)p->n_layers, n->B = batch, n->steps = 1, n->tile = 1;
+    n->format = TT_FMT_ASM, n->lr = (uint16_t)qlr, n->alpha = 0x0100;
+    for (size_t i = 0; i < p->n_layers; i++) {
+        const npk_layer *l = &p->layers[i];
+        if (layer_alpha(p, i, &n->layer_alpha[i], err, err_size))
+            goto fail;
+        if (i + 1 == p->n_layers && n->layer_alpha[i] == 0) {
+            npk_lower_fail(err, err_size, p, i, "the output layer's %s: its derivative stage "
+                           "tests the sign of H (spec A9.3), which is never negative after "
+                           "ReLU, so the gradient would pass where it must be 0 (a hidden "
+                           "layer keeps Z for that; train the output without activation or "
+                           "with LeakyRelu)", npk_act_name(l->act));
+            goto fail;
+        }
+        n->layer_alpha_set |= 1u << i;
+        if (i == 0)
+            n->d[0] = (unsigned)l->n_in;
+        else if (l->n_in != p->layers[i - 1].n_out) {
+            npk_lower_fail(err, err_size, p, i, "input of %d but the layer before has %d outputs",
+                           l->n_in, p->layers[i - 1].n_out);
+            goto fail;
+        }
+        if (l->n_in > 65535 || l->n_out > 65535) {
+            npk_lower_fail(err, err_size, p, i, "a layer of %d x %d: widths up to 65535", l->n_out,
+                           l->n_in);
+            goto fail;
+        }
+        n->d[i + 1] = (unsigned)l->n_out;
+    }
+    if (tt_net_alloc(n)) {
+        snprintf(err, err_size, "tinytpu: out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < p->n_layers; i++) {
+        const npk_layer *l = &p->layers[i];
+        for (size_t k = 0; k < (size_t)l->n_out * (size_t)l->n_in; k++)
+            n->W[i][k] = q88(l->w[k], &t->saturated);
+        for (int o = 0; o < l->n_out; o++)
+            n->b[i][o] = l->b ? q88(l->b[o], &t->saturated) : 0;
+    }
+    *out = t;
+    return 0;
+fail:
+    tt_net_free(&t->net);
+    free(t);
+    return -1;
+}
+
+int tt_train_step(tt_trainer *t, const float *x, const float *y, int eval, tt_train_stats *st,
+                  char *err, size_t err_size)
+{
+    tt_net *n = &t->net;
+    const unsigned L = n->L;
+    memset(st, 0, sizeof *st);
+    for (size_t i = 0; i < (size_t)n->B * n->d[0]; i++)
+        n->X[i] = npk_q88_from_double((double)x[i]); /* A3: ties to even, then saturate */
+    for (size_t i = 0; i < (size_t)n->B * n->d[L]; i++)
+        n->Y[i] = npk_q88_from_double((double)y[i]);
+    n->eval = eval;
+    tt_compiled c;
+    uint16_t *ub = malloc((size_t)n->ub_words * sizeof *ub);
+    int rc = -1;
+    if (!ub) {
+        memset(&c, 0, sizeof c);
+        snprintf(err, err_size, "tinytpu: out of memory");
+        goto out;
+    }
+    if (tt_compile(n, &c, err, err_size)) {
+        char m[768];
+        snprintf(m, sizeof m, "%s", err);
+        snprintf(err, err_size, "tinytpu training step (lanes=%u, ub_words=%u, batch %u): %s",
+                 n->N, n->ub_words, n->B, m);
+        goto out;
+    }
+    long bad = tt_compiled_check(n, &c, ub, err, err_size);
+    if (bad) {
+        char m[768];
+        snprintf(m, sizeof m, "%s", err);
+        snprintf(err, err_size, "tinytpu training step: %s%s", bad > 0 ? "the simulator "
+                 "differs from the compiler's prediction: " : "", m);
+        goto out;
+    }
+    for (unsigned l = 0; l < L; l++)
+        if (tt_compiled_params(n, &c, ub, l, n->W[l], n->b[l])) {
+            snprintf(err, err_size, "tinytpu training step: no parameters W%u in the map", l + 1);
+            goto out;
+        }
+    st->loss = c.loss[0];
+    st->loss_after = eval ? c.eval_loss : 0;
+    st->cycles = c.cycles, st->load_cycles = c.load_cycles, st->words = c.words;
+    rc = 0;
+out:
+    tt_compiled_free(&c);
+    free(ub);
+    return rc;
+}
+
+void tt_train_params(const tt_trainer *t, size_t i, float *w, float *b)
+{
+    const tt_net *n = &t->net;
+    size_t nw = (size_t)n->d[i + 1] * n->d[i];
+    for (size_t k = 0; k < nw; k++)
+        w[k] = (float)npk_q88_to_double(n->W[i][k]);
+    for (unsigned o = 0; o < n->d[i + 1]; o++)
+        b[o] = (float)npk_q88_to_double(n->b[i][o]);
+}
+
+unsigned tt_train_saturated(const tt_trainer *t)
+{
+    return t->saturated;
+}
+
+double tt_train_lr(const tt_trainer *t)
+{
+    return npk_q88_to_double((int16_t)t->net.lr);
+}
+
+void tt_train_close(tt_trainer *t)
+{
+    if (!t)
+        return;
+    tt_net_free(&t->net);
+    free(t);
+}
