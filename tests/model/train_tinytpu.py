@@ -1,0 +1,242 @@
+#!/usr/bin/python3
+"""ctest model_train_tinytpu: `npukit train-model` on two small ONNX MLPs written here with
+python3-onnx's helper, on lanes=2 and lanes=4 (widths above the array: the tiled schedule).
+
+Checked: the trained weights and biases that --output-model writes back into the model equal,
+bit for bit, this file's own Q8.8 model of the update (spec docs/spec/tinytpu.md A3 and Part E
+rule 9, written here in Python integers, independent of the C code); every step's printed loss
+equals the model's; the loss after the last step is below the first step's.
+
+The model of one step (docs/tinytpu-compiler.md, "Training with tiling"): products rounded half
+up and saturated, sums of at most N products from 0 (row 0's first), longer sums folded tile by
+tile as s = -(p0 + b), s = -(p - s), last p - s; leaky ReLU mul(z, alpha) below 0; loss stage
+mul(h - y, 2/B), output derivative by the sign of H; b_L, then each hidden b row by row
+b = b - mul(g, lr); hidden derivative by the sign of H (of Z for ReLU, alpha 0); weights once per
+batch tile of N rows W = W - mul(sum_r dz h, lr).
+
+usage: train_tinytpu.py NPUKIT
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+try:
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+except ImportError:
+    print("SKIP: the onnx Python module (Debian python3-onnx) is not installed")
+    sys.exit(77)
+
+
+def sat(v):
+    return max(-32768, min(32767, v))
+
+
+def mul(a, b):
+    return sat((a * b + 128) >> 8)
+
+
+def add(a, b):
+    return sat(a + b)
+
+
+def sub(a, b):
+    return sat(a - b)
+
+
+def q(v):
+    return sat(int(round(float(v) * 256)))  # ties to even, as A3 says for host conversions
+
+
+def tsum(N, pairs, bias=None):
+    """sum of mul(a, m) over pairs, in tiles of N, folded as the schedule does"""
+    tiles = [pairs[i:i + N] for i in range(0, len(pairs), N)]
+    s = 0
+    for i, t in enumerate(tiles):
+        p = 0
+        for a, m in t:
+            p = add(mul(a, m), p)
+        if i == 0 and bias is not None:
+            p = add(p, bias)
+        if len(tiles) == 1:
+            return p
+        if i + 1 == len(tiles):
+            return sub(p, s)
+        s = mul(sub(p, s), -256)
+    return 0
+
+
+def host_train(N, W, b, alphas, X, Y, B, lr, steps):
+    """W[l][o][i], b[l][o] Q8.8 ints (modified); X, Y lists of rows; returns the losses"""
+    L = len(W)
+    inv = q(2.0 / B)
+    losses = []
+    for s in range(steps):
+        rows = [(s * B + r) % len(X) for r in range(B)]
+        h = [[X[k] for k in rows]]
+        z = []
+        for l in range(L):
+            zl = [[tsum(N, list(zip(hr, W[l][o])), b[l][o]) for o in range(len(W[l]))]
+                  for hr in h[l]]
+            z.append(zl)
+            h.append([[v if v >= 0 else mul(v, alphas[l]) for v in zr] for zr in zl])
+        y = [Y[k] for k in rows]
+        dz = [None] * L
+        loss = 0.0
+        dz[L - 1] = []
+        for r in range(B):
+            row = []
+            for j, hv in enumerate(h[L][r]):
+                loss += ((hv - y[r][j]) / 256.0) ** 2
+                g = mul(sub(hv, y[r][j]), inv)
+                row.append(g if hv >= 0 else mul(g, alphas[L - 1]))
+            dz[L - 1].append(row)
+        losses.append(loss / (B * len(h[L][0])))
+        for r in range(B):
+            for j in range(len(b[L - 1])):
+                b[L - 1][j] = sub(b[L - 1][j], mul(dz[L - 1][r][j], lr))
+        for l in range(L - 1, 0, -1):
+            a = alphas[l - 1]
+            dz[l - 1] = []
+            for r in range(B):
+                row = []
+                for j in range(len(W[l][0])):
+                    g = tsum(N, [(dz[l][r][k], W[l][k][j]) for k in range(len(W[l]))])
+                    sg = z[l - 1][r][j] if a == 0 else h[l][r][j]
+                    row.append(g if sg >= 0 else mul(g, a))
+                dz[l - 1].append(row)
+            for r in range(B):
+                for j in range(len(b[l - 1])):
+                    b[l - 1][j] = sub(b[l - 1][j], mul(dz[l - 1][r][j], lr))
+        for l in range(L):
+            for t0 in range(0, B, N):
+                for k in range(len(W[l])):
+                    for j in range(len(W[l][0])):
+                        g = 0
+                        for r in range(t0, min(B, t0 + N)):
+                            g = add(mul(dz[l][r][k], h[l][r][j]), g)
+                        W[l][k][j] = sub(W[l][k][j], mul(g, lr))
+    return losses
+
+
+def grid(rng, shape, lim):
+    """values in multiples of 1/128 (exact in Q8.8, also after Gemm's alpha 0.5)"""
+    return (rng.integers(-lim, lim + 1, shape) / 128).astype(np.float32)
+
+
+def model_a(rng, d):
+    """Gemm transB=1 + Relu, MatMul + Add (no activation): returns file, plan W, b, alphas"""
+    W1, b1 = grid(rng, (5, 3), 96), grid(rng, 5, 32)
+    W2, b2 = grid(rng, (5, 2), 96), grid(rng, 2, 32)  # MatMul B: [in][out]
+    nodes = [helper.make_node("Gemm", ["x", "W1", "b1"], ["h"], name="fc1", transB=1),
+             helper.make_node("Relu", ["h"], ["r"], name="relu1"),
+             helper.make_node("MatMul", ["r", "W2"], ["m"], name="fc2"),
+             helper.make_node("Add", ["m", "b2"], ["y"], name="bias2")]
+    inits = [(W1, "W1"), (b1, "b1"), (W2, "W2"), (b2, "b2")]
+    path = save(d, "a.onnx", nodes, inits, 3, 2)
+    return path, [W1, W2.T], [b1, b2], [0, 256]
+
+
+def model_b(rng, d):
+    """Gemm transB=0 alpha 0.5 beta 2 + LeakyRelu 0.25, Gemm transB=1 (no activation)"""
+    B1, C1 = grid(rng, (4, 3), 96), grid(rng, 3, 16)  # [in][out]
+    W2, b2 = grid(rng, (3, 3), 96), grid(rng, 3, 32)
+    nodes = [helper.make_node("Gemm", ["x", "B1", "C1"], ["h"], name="fc1", alpha=0.5, beta=2.0),
+             helper.make_node("LeakyRelu", ["h"], ["r"], name="leaky", alpha=0.25),
+             helper.make_node("Gemm", ["r", "W2", "b2"], ["y"], name="fc2", transB=1)]
+    inits = [(B1, "B1"), (C1, "C1"), (W2, "W2"), (b2, "b2")]
+    path = save(d, "b.onnx", nodes, inits, 4, 3)
+    return path, [0.5 * B1.T, W2], [2 * C1, b2], [64, 256]
+
+
+def save(d, name, nodes, inits, nin, nout):
+    g = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                                         [1, nin])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, nout])],
+                          [numpy_helper.from_array(a, n) for a, n in inits])
+    path = os.path.join(d, name)
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
+def written(path, which):
+    """the trained parameters in the plan's layout ([out][in]) from the written model"""
+    t = {i.name: numpy_helper.to_array(i).astype(np.float64)
+         for i in onnx.load(path).graph.initializer}
+    if which == "a":
+        return [t["W1"], t["W2"].T], [t["b1"], t["b2"]]
+    return [0.5 * t["B1"].T, t["W2"]], [2 * t["C1"], t["b2"]]
+
+
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    if not cond:
+        failures += 1
+        print("FAIL:", what)
+
+
+def main():
+    npk = sys.argv[1]
+    rng = np.random.default_rng(19)
+    with tempfile.TemporaryDirectory() as d:
+        for which, make, B, steps, lr in (("a", model_a, 3, 4, 0.25), ("b", model_b, 5, 4, 0.125)):
+            path, W, b, alphas = make(rng, d)
+            nin, nout = W[0].shape[1], W[-1].shape[0]
+            X = grid(rng, (6, nin), 256)
+            xs = os.path.join(d, which + "_x.npy")
+            np.save(xs, X)
+            if which == "a":
+                Yf = grid(rng, (6, nout), 128)
+                tfile = os.path.join(d, "a_y.npy")
+                np.save(tfile, Yf)
+                targs = ["--expected", tfile]
+            else:
+                lab = np.array([0, 2, 1, 1, 0, 2], dtype=np.int64)
+                tfile = os.path.join(d, "b_lab.npy")
+                np.save(tfile, lab)
+                targs = ["--labels", tfile]
+                Yf = np.eye(nout, dtype=np.float32)[lab]
+            for N in (2, 4):
+                out = os.path.join(d, "%s_trained_%d.onnx" % (which, N))
+                cmd = [npk, "train-model", path, "-t", "tinytpu:lanes=%d" % N, "--input", xs,
+                       "--batch", str(B), "--steps", str(steps), "--lr", str(lr),
+                       "--output-model", out] + targs
+                r = subprocess.run(cmd, capture_output=True, text=True)
+                print(r.stdout, end="")
+                what = "model %s on lanes=%d" % (which, N)
+                check(r.returncode == 0, "%s: exit %d: %s" % (what, r.returncode, r.stderr))
+                if r.returncode:
+                    continue
+                Wq = [[[q(v) for v in row] for row in w] for w in W]
+                bq = [[q(v) for v in bb] for bb in b]
+                losses = host_train(N, Wq, bq, alphas, [[q(v) for v in row] for row in X],
+                                    [[q(v) for v in row] for row in Yf], B, q(lr), steps)
+                got = [float(v) for v in re.findall(r"loss ([0-9.]+),", r.stdout)]
+                check(len(got) == steps and all(abs(g - h) < 5e-7 for g, h in zip(got, losses)),
+                      "%s: losses %s, host model %s" % (what, got, losses))
+                m = re.search(r"loss: ([0-9.]+) before the first step, ([0-9.]+) after", r.stdout)
+                check(m and float(m.group(2)) < float(m.group(1)),
+                      "%s: the loss did not fall" % what)
+                tw, tb = written(out, which)
+                bad = 0
+                for l in range(len(W)):
+                    bad += int(np.sum(np.round(tw[l] * 256).astype(int) != np.array(Wq[l])))
+                    bad += int(np.sum(np.round(tb[l] * 256).astype(int) != np.array(bq[l])))
+                    bad += int(np.sum(tw[l] * 256 != np.round(tw[l] * 256)))
+                check(bad == 0, "%s: %d trained parameters differ from the host model" %
+                      (what, bad))
+                print("%s: %d steps, losses %s, parameters = host model: %s" %
+                      (what, steps, " ".join("%.6f" % v for v in losses), bad == 0))
+    print("FAILED %d" % failures if failures else "all passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
