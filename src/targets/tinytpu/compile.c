@@ -791,11 +791,17 @@ static int wide_step(ctx *x, wide *w, double *loss_out)
     const int lr = (int16_t)net->lr, inv = (int16_t)x->c->inv;
     unsigned t, f;
     char nm[32];
-    for (unsigned l = 0; l + 1 < L; l++)
+    if (net->update_only) { /* dZ_1 given (in Y's place): the updates alone */
+        for (size_t i = 0; i < (size_t)B * dL; i++)
+            w->dz[L - 1][i] = net->Y[i];
+        w->adz[L - 1] = w->aY;
+        *loss_out = 0;
+    }
+    for (unsigned l = 0; l + 1 < L && !net->update_only; l++)
         if (wide_forward(x, w, l, 1))
             return -1;
     /* ---- transition: dZ_L = lrelu'(H) (2/B)(H - Y), H = lrelu(Z_L) ---- */
-    {
+    if (!net->update_only) {
         const unsigned l = L - 1, din = net->d[l];
         const int la = lay_alpha(net, l);
         unsigned ain = l == 0 ? w->aX : w->aH[l];
@@ -984,7 +990,11 @@ static void wide_words(const tt_net *n, unsigned long *step, unsigned long *eval
     unsigned long s = 0, e = 0, h = 0;
     memset(need, 0, TT_MAX_N + 1);
 #define NEED(d) (need[(d) < N ? (d) : N] = 1, need[(d) % N] = 1)
-    for (unsigned l = 0; l < L; l++) {
+    for (unsigned l = 0; l < L && n->update_only; l++) { /* the updates alone (L = 1) */
+        s += (unsigned long)ntiles(B, N) * n->d[l + 1] * n->d[l];
+        s += (unsigned long)B * n->d[l + 1];
+    }
+    for (unsigned l = 0; l < L && !n->update_only; l++) {
         unsigned din = n->d[l], dout = n->d[l + 1], ni = ntiles(din, N);
         int keep = keep_z(n, l), sums = ni > 1 || (keep && l + 1 < L);
         s += (unsigned long)B * dout * (sums ? ni + 1 : 1);
@@ -999,14 +1009,16 @@ static void wide_words(const tt_net *n, unsigned long *step, unsigned long *eval
                 NEED(din);
         }
     }
-    s += (unsigned long)B * n->d[L]; /* the dZ_L copy of the bias identity */
-    NEED(n->d[L]);
+    if (n->steps)
+        s += (unsigned long)B * n->d[L], NEED(n->d[L]); /* the dZ_L copy of the bias identity */
+    if (n->update_only) /* counted above */
+        s -= (unsigned long)B * n->d[L];
 #undef NEED
     need[0] = 0;
     for (unsigned k = 1; k <= N; k++)
         if (need[k])
             h += (unsigned long)k * k;
-    *step = s, *eval = n->eval ? e : 0, *ident = h;
+    *step = s, *eval = n->eval || !n->steps ? e : 0, *ident = h;
 }
 
 /* Words the whole program appends (host load, steps, evaluation). */
@@ -1063,16 +1075,18 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
      * tile's bias vector (docs/tinytpu-compiler.md, "Inference and tiling") */
     const int infer = net->steps == 0;
     /* training with a width above N (or `tile`) uses the tiled schedule */
-    int wide = !infer && net->tile;
+    int wide = net->tile;
     for (unsigned l = 0; l <= L; l++)
         if (net->d[l] > N && !infer)
             wide = 1;
-        else if (net->d[l] > N && B != 1)
+        else if (net->d[l] > N && B != 1 && !wide)
             return cfail(x, "layer width d%u = %u exceeds the array size N = %u with batch %u: "
                             "only inference (steps 0) with batch 1 tiles wider layers (the bias "
                             "channel that adds its partial sums gives every batch row the same "
                             "vector), training with any batch; use lanes >= %u", l, net->d[l], N,
                          B, net->d[l]);
+    if (net->update_only && (!net->tile || L != 1 || net->steps != 1 || net->eval))
+        return cfail(x, "update_only needs tile, one layer, one step and no evaluation pass");
     unsigned char need_i[TT_MAX_N + 1];
     unsigned long wstep = 0, weval = 0, whost = 0;
     if (wide)
@@ -1120,7 +1134,7 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
     unsigned long hw_, sw_, ew_;
     unsigned long need = words_needed(net, ident, &hw_, &sw_, &ew_);
     if (wide) { /* host: X, Y, W, b as before, the identities instead of I */
-        hw_ += whost - (unsigned long)net->d[L] * net->d[L];
+        hw_ += whost - (ident ? (unsigned long)net->d[L] * net->d[L] : 0);
         sw_ = wstep, ew_ = weval;
         need = hw_ + sw_ * net->steps + ew_;
     }
@@ -1248,7 +1262,7 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
                     if (wide_forward(x, &wd, l, 0))
                         goto fail;
                 double loss = 0;
-                for (size_t i = 0; i < (size_t)B * net->d[L]; i++) {
+                for (size_t i = 0; net->Y && i < (size_t)B * net->d[L]; i++) {
                     double e = (act[L][i] - net->Y[i]) / 256.0;
                     loss += e * e;
                 }
@@ -1461,6 +1475,18 @@ const tt_region *tt_compiled_find(const tt_compiled *c, const char *name, int st
         if (c->map[i].step == step && !strcmp(c->map[i].name, name))
             return &c->map[i];
     return NULL;
+}
+
+int tt_compiled_matrix(const tt_net *net, const tt_compiled *c, const uint16_t *ub,
+                       const char *name, int step, unsigned rows, unsigned cols, int16_t *out)
+{
+    const tt_region *r = tt_compiled_find(c, name, step);
+    if (!r || r->rows != rows || r->cols != cols || r->addr + rows * cols > net->ub_words)
+        return -1;
+    for (unsigned i = 0; i < rows; i++)
+        for (unsigned j = 0; j < cols; j++)
+            out[(size_t)i * cols + j] = (int16_t)ub[r->addr + tile_pos(net->N, rows, cols, i, j)];
+    return 0;
 }
 
 int tt_compiled_params(const tt_net *net, const tt_compiled *c, const uint16_t *ub, unsigned l,

@@ -46,6 +46,12 @@ typedef struct tt_net {
      * blocks of at most N batch rows x N features; contractions longer than N are summed over
      * passes through the VPU's loss stage. Per-layer α (layer_alpha) is allowed with it. */
     int tile;
+    /* With tile, L = 1 and steps 1: the update alone. Y holds the given dZ_1 (B x d1, not
+     * targets); the program updates b_1 (through the identity) and W_1 (weight gradients) from
+     * it, with X as the layer's input. A training step too large for one program is split
+     * into such programs (docs/models.md, "Training on tinytpu"). With tile and steps 0 (an
+     * inference) any batch is tiled. */
+    int update_only;
     tt_format format;                    /* output format: limits checked (B3/B4) */
     unsigned format_line;                /* the line of the `format` item (0: none, asm) */
     int16_t *X, *Y;
@@ -119,6 +125,11 @@ void tt_compiled_print_map(const tt_net *net, const tt_compiled *c, FILE *out);
  * Decodes the memory map's layout. 0, or -1 when the map has no such parameters. */
 int tt_compiled_params(const tt_net *net, const tt_compiled *c, const uint16_t *ub, unsigned l,
                        int16_t *W, int16_t *b);
+
+/* The matrix of the region `name` of step `step` (rows x cols, in the map's layout) from the
+ * UB image ub, row-major into out. 0, or -1 when there is no such region of that shape. */
+int tt_compiled_matrix(const tt_net *net, const tt_compiled *c, const uint16_t *ub,
+                       const char *name, int step, unsigned rows, unsigned cols, int16_t *out);
 
 /* The region named `name` of step `step` (-1 for host-loaded ones), or NULL. */
 const tt_region *tt_compiled_find(const tt_compiled *c, const char *name, int step);

@@ -425,6 +425,72 @@ static void test_untiled(void)
     }
 }
 
+/* The pieces a split training step is made of (docs/models.md, "Training on tinytpu"): a
+ * tiled inference with a batch (tile yes, steps 0) gives the forward of the host model; an
+ * update-only job (dZ given in Y's place) gives the host model's update of b and W. */
+static void test_pieces(void)
+{
+    static const unsigned d[] = {7, 5};
+    for (unsigned N = 2; N <= 4; N += 2) {
+        tt_net n;
+        tt_compiled c;
+        uint16_t *ub = calloc(65536, sizeof *ub);
+        make_net(&n, N, d, 1, 5, 0, 300 + N);
+        n.tile = 1, n.layer_alpha[0] = 0x0100, n.layer_alpha_set = 1;
+        int16_t h[25];
+        NPK_REPORT(tt_compile(&n, &c, err, sizeof err) == 0, "tiled inference: %s\n", err);
+        NPK_REPORT(tt_compiled_check(&n, &c, ub, err, sizeof err) == 0, "tiled inference: %s\n",
+                   err);
+        NPK_CHECK(tt_compiled_matrix(&n, &c, ub, "H1", 0, 5, 5, h) == 0);
+        unsigned bad = 0;
+        int xs[35], ws[35];
+        for (unsigned i = 0; i < 35; i++)
+            xs[i] = n.X[i], ws[i] = n.W[0][i];
+        bad = 0;
+        for (unsigned r = 0; r < 5; r++)
+            for (unsigned j = 0; j < 5; j++) {
+                int bj = n.b[0][j];
+                bad += h[r * 5 + j] != tsum(N, 7, &xs[r * 7], 1, &ws[j * 7], 1, &bj);
+            }
+        NPK_REPORT(bad == 0, "tiled inference, batch 5, lanes %u: %u outputs differ\n", N, bad);
+        printf("%-44s %7zu cycles, %5u words, self-check ok\n",
+               N == 2 ? "tiled inference 7-5, batch 5, lanes 2" : "tiled inference 7-5, batch 5, lanes 4",
+               c.cycles, c.words);
+        tt_compiled_free(&c);
+        /* update only: Y is dZ_1 */
+        n.steps = 1, n.update_only = 1;
+        NPK_REPORT(tt_compile(&n, &c, err, sizeof err) == 0, "update only: %s\n", err);
+        NPK_REPORT(tt_compiled_check(&n, &c, ub, err, sizeof err) == 0, "update only: %s\n", err);
+        int16_t W[35], b[5];
+        NPK_CHECK(tt_compiled_params(&n, &c, ub, 0, W, b) == 0);
+        const int lr = (int16_t)n.lr;
+        bad = 0;
+        for (unsigned j = 0; j < 5; j++) { /* b row by row, W once per tile of N rows */
+            int bj = n.b[0][j];
+            for (unsigned r = 0; r < 5; r++)
+                bj = qs(bj, qm(n.Y[r * 5 + j], lr));
+            bad += b[j] != bj;
+            for (unsigned k = 0; k < 7; k++) {
+                int wv = n.W[0][j * 7 + k];
+                for (unsigned t0 = 0; t0 < 5; t0 += N) {
+                    int g = 0;
+                    for (unsigned r = t0; r < 5 && r < t0 + N; r++)
+                        g = qa(qm(n.Y[r * 5 + j], n.X[r * 7 + k]), g);
+                    wv = qs(wv, qm(g, lr));
+                }
+                bad += W[j * 7 + k] != wv;
+            }
+        }
+        NPK_REPORT(bad == 0, "update only, lanes %u: %u parameters differ\n", N, bad);
+        printf("%-44s %7zu cycles, %5u words, self-check ok\n",
+               N == 2 ? "update only 7-5, batch 5, lanes 2" : "update only 7-5, batch 5, lanes 4",
+               c.cycles, c.words);
+        tt_compiled_free(&c);
+        tt_net_free(&n);
+        free(ub);
+    }
+}
+
 static void test_errors(void)
 {
     tt_net n;
@@ -448,6 +514,7 @@ int main(void)
     test_hand();
     test_random();
     test_untiled();
+    test_pieces();
     test_errors();
     return npk_test_done();
 }
