@@ -214,9 +214,14 @@ static int train(const char *path, const char *settings, const char *input, cons
         if (s == 0)
             first = st.loss;
         last = st.loss_after;
+        unsigned np = tt_train_programs(tr);
         printf("step %lu: inputs %zu..%zu, loss %.6f, %zu cycles (reset + host load %zu), %zu "
-               "instructions, %u UB words, host %.3f s\n", s + 1, k0, (k0 + batch - 1) % count,
-               st.loss, st.cycles, st.load_cycles, st.cycles, st.words, host);
+               "instructions, %u UB words%s, host %.3f s\n", s + 1, k0, (k0 + batch - 1) % count,
+               st.loss, st.cycles, st.load_cycles, st.cycles, st.words,
+               np > 1 ? " (the largest of its programs)" : "", host);
+        if (s == 0 && np > 1)
+            printf("  the step does not fit one program: %u programs per step (layer 1 forward "
+                   "and update in chunks of outputs, layer 2 with dZ1 in one)\n", np);
     }
     printf("loss: %.6f before the first step, %.6f after the last (its batch, run again on "
            "the machine); %zu cycles, %.3f s host in all\n", first, last, total_cycles,

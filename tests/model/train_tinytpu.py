@@ -153,6 +153,18 @@ def model_b(rng, d):
     return path, [0.5 * B1.T, W2], [2 * C1, b2], [64, 256]
 
 
+def model_c(rng, d):
+    """20-6-3, Gemm + Relu, Gemm: a wide first layer, for the step split over programs"""
+    W1, b1 = grid(rng, (6, 20), 48), grid(rng, 6, 32)
+    W2, b2 = grid(rng, (3, 6), 96), grid(rng, 3, 32)
+    nodes = [helper.make_node("Gemm", ["x", "W1", "b1"], ["h"], name="fc1", transB=1),
+             helper.make_node("Relu", ["h"], ["r"], name="relu1"),
+             helper.make_node("Gemm", ["r", "W2", "b2"], ["y"], name="fc2", transB=1)]
+    inits = [(W1, "W1"), (b1, "b1"), (W2, "W2"), (b2, "b2")]
+    path = save(d, "c.onnx", nodes, inits, 20, 3)
+    return path, [W1, W2], [b1, b2], [0, 256]
+
+
 def save(d, name, nodes, inits, nin, nout):
     g = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
                                                                          [1, nin])],
@@ -169,6 +181,8 @@ def written(path, which):
          for i in onnx.load(path).graph.initializer}
     if which == "a":
         return [t["W1"], t["W2"].T], [t["b1"], t["b2"]]
+    if which == "c":
+        return [t["W1"], t["W2"]], [t["b1"], t["b2"]]
     return [0.5 * t["B1"].T, t["W2"]], [2 * t["C1"], t["b2"]]
 
 
@@ -186,15 +200,17 @@ def main():
     npk = sys.argv[1]
     rng = np.random.default_rng(19)
     with tempfile.TemporaryDirectory() as d:
-        for which, make, B, steps, lr in (("a", model_a, 3, 4, 0.25), ("b", model_b, 5, 4, 0.125)):
+        # (model c: the UB sizes make the step too large for one program: split over 3 and 5)
+        for which, make, B, steps, lr in (("a", model_a, 3, 4, 0.25), ("b", model_b, 5, 4, 0.125),
+                                          ("c", model_c, 5, 3, 0.0625)):
             path, W, b, alphas = make(rng, d)
             nin, nout = W[0].shape[1], W[-1].shape[0]
             X = grid(rng, (6, nin), 256)
             xs = os.path.join(d, which + "_x.npy")
             np.save(xs, X)
-            if which == "a":
+            if which != "b":
                 Yf = grid(rng, (6, nout), 128)
-                tfile = os.path.join(d, "a_y.npy")
+                tfile = os.path.join(d, which + "_y.npy")
                 np.save(tfile, Yf)
                 targs = ["--expected", tfile]
             else:
@@ -205,7 +221,10 @@ def main():
                 Yf = np.eye(nout, dtype=np.float32)[lab]
             for N in (2, 4):
                 out = os.path.join(d, "%s_trained_%d.onnx" % (which, N))
-                cmd = [npk, "train-model", path, "-t", "tinytpu:lanes=%d" % N, "--input", xs,
+                tgt = "tinytpu:lanes=%d" % N
+                if which == "c":
+                    tgt += ",ub_words=%d" % (800 if N == 2 else 450)
+                cmd = [npk, "train-model", path, "-t", tgt, "--input", xs,
                        "--batch", str(B), "--steps", str(steps), "--lr", str(lr),
                        "--output-model", out] + targs
                 r = subprocess.run(cmd, capture_output=True, text=True)
@@ -224,6 +243,9 @@ def main():
                 m = re.search(r"loss: ([0-9.]+) before the first step, ([0-9.]+) after", r.stdout)
                 check(m and float(m.group(2)) < float(m.group(1)),
                       "%s: the loss did not fall" % what)
+                if which == "c":
+                    check("does not fit one program: %d programs" % (3 if N == 2 else 5)
+                          in r.stdout, "%s: not split as expected" % what)
                 tw, tb = written(out, which)
                 bad = 0
                 for l in range(len(W)):

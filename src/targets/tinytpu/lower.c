@@ -416,7 +416,195 @@ struct tt_trainer {
     const npk_plan *p;
     tt_net net;            /* the job: B, widths, α per layer, lr; X, Y, W, b its buffers */
     unsigned saturated;
+    int split;             /* steps run as several programs (two layers, too large for one) */
+    unsigned chunk;        /* layer-1 outputs per program of a split step */
+    int16_t *z1, *dz1;     /* B x d1: Z_1 and dZ_1 between the programs of a split step */
 };
+
+/* A one-program job of a split step, for the shapes of t->net: kind 'f' the forward of
+ * layer-1 outputs o0 .. o0 + c - 1 (a tiled inference, α 1.0: Z_1), 't' the training of a
+ * [d1 -> d1 -> d2] net whose first layer is the identity with b 0 and layer 1's α (X = Z_1:
+ * H_1 = lrelu(Z_1), so its dZ_1 is layer 1's), 'u' the update of those rows of W_1 and b_1
+ * from X and dZ_1 (update_only). Values are copied from t. 0 or -1. */
+static int split_job(const tt_trainer *t, int kind, unsigned o0, unsigned c, tt_net *j)
+{
+    const tt_net *n = &t->net;
+    const unsigned B = n->B, d0 = n->d[0], d1 = n->d[1], d2 = n->d[2];
+    memset(j, 0, sizeof *j);
+    j->N = n->N, j->ub_words = n->ub_words, j->B = B, j->tile = 1, j->format = TT_FMT_ASM;
+    j->lr = n->lr, j->alpha = 0x0100, j->layer_alpha_set = kind == 't' ? 3 : 1;
+    j->layer_alpha[0] = 0x0100;
+    if (kind == 't') {
+        j->L = 2, j->d[0] = d1, j->d[1] = d1, j->d[2] = d2, j->steps = 1;
+        j->layer_alpha[0] = n->layer_alpha[0], j->layer_alpha[1] = n->layer_alpha[1];
+    } else {
+        j->L = 1, j->d[0] = d0, j->d[1] = c, j->steps = kind == 'u', j->update_only = kind == 'u';
+    }
+    if (tt_net_alloc(j))
+        return -1;
+    if (kind == 't') {
+        memcpy(j->X, t->z1, (size_t)B * d1 * sizeof *j->X);
+        memcpy(j->Y, n->Y, (size_t)B * d2 * sizeof *j->Y);
+        for (unsigned i = 0; i < d1; i++)
+            j->W[0][(size_t)i * d1 + i] = 0x0100;
+        memcpy(j->W[1], n->W[1], (size_t)d2 * d1 * sizeof *j->W[1]);
+        memcpy(j->b[1], n->b[1], d2 * sizeof *j->b[1]);
+        return 0;
+    }
+    memcpy(j->X, n->X, (size_t)B * d0 * sizeof *j->X);
+    memcpy(j->W[0], n->W[0] + (size_t)o0 * d0, (size_t)c * d0 * sizeof *j->W[0]);
+    memcpy(j->b[0], n->b[0] + o0, c * sizeof *j->b[0]);
+    for (unsigned r = 0; kind == 'u' && r < B; r++)
+        memcpy(j->Y + (size_t)r * c, t->dz1 + (size_t)r * d1 + o0, c * sizeof *j->Y);
+    return 0;
+}
+
+/* Compile, run and self-check job j; ub receives the simulated UB; stats added to st. */
+static int run_job(tt_net *j, tt_compiled *c, uint16_t *ub, tt_train_stats *st, const char *what,
+                   char *err, size_t err_size)
+{
+    if (tt_compile(j, c, err, err_size)) {
+        char m[768];
+        snprintf(m, sizeof m, "%s", err);
+        snprintf(err, err_size, "tinytpu training step, %s: %s", what, m);
+        return -1;
+    }
+    long bad = tt_compiled_check(j, c, ub, err, err_size);
+    if (bad) {
+        char m[768];
+        snprintf(m, sizeof m, "%s", err);
+        snprintf(err, err_size, "tinytpu training step, %s: %s%s", what, bad > 0 ? "the simulator "
+                 "differs from the compiler's prediction: " : "", m);
+        return -1;
+    }
+    st->cycles += c->cycles, st->load_cycles += c->load_cycles;
+    st->words = c->words > st->words ? c->words : st->words;
+    return 0;
+}
+
+/* Whether the jobs of a split step with `c` layer-1 outputs per program fit the UB. */
+static int split_fits(tt_trainer *t, unsigned c)
+{
+    char e[256];
+    for (int k = 0; k < 2; k++) {
+        tt_net j;
+        tt_compiled cc;
+        if (split_job(t, k ? 'u' : 'f', 0, c, &j)) {
+            tt_net_free(&j);
+            return 0;
+        }
+        int rc = tt_compile(&j, &cc, e, sizeof e);
+        tt_compiled_free(&cc);
+        tt_net_free(&j);
+        if (rc)
+            return 0;
+    }
+    return 1;
+}
+
+/* The forward of layer 1 by chunks into t->z1 (X from t->net). */
+static int split_forward(tt_trainer *t, uint16_t *ub, tt_train_stats *st, char *err, size_t n)
+{
+    const tt_net *nt = &t->net;
+    const unsigned B = nt->B, d1 = nt->d[1];
+    int16_t *blk = malloc((size_t)B * t->chunk * sizeof *blk);
+    int rc = blk ? 0 : -1;
+    if (!blk)
+        snprintf(err, n, "tinytpu: out of memory");
+    for (unsigned o0 = 0; o0 < d1 && !rc; o0 += t->chunk) {
+        unsigned c = d1 - o0 < t->chunk ? d1 - o0 : t->chunk;
+        tt_net j;
+        tt_compiled cc;
+        memset(&cc, 0, sizeof cc);
+        char what[64];
+        snprintf(what, sizeof what, "forward of layer 1, outputs %u..%u", o0, o0 + c - 1);
+        rc = split_job(t, 'f', o0, c, &j);
+        if (rc)
+            snprintf(err, n, "tinytpu: out of memory");
+        else
+            rc = run_job(&j, &cc, ub, st, what, err, n);
+        if (!rc && tt_compiled_matrix(&j, &cc, ub, "H1", 0, B, c, blk))
+            rc = -1, snprintf(err, n, "tinytpu: no H1 in the map of %s", what);
+        for (unsigned r = 0; r < B && !rc; r++)
+            memcpy(t->z1 + (size_t)r * d1 + o0, blk + (size_t)r * c, c * sizeof *blk);
+        tt_compiled_free(&cc);
+        tt_net_free(&j);
+    }
+    free(blk);
+    return rc;
+}
+
+/* One step as several programs (docs/models.md, "Training on tinytpu"): the forward of layer 1
+ * by chunks, the training program of layer 2 (and dZ_1), the updates of layer 1 by chunks. The
+ * host copies words between them, no arithmetic. */
+static int split_step(tt_trainer *t, int eval, tt_train_stats *st, char *err, size_t n)
+{
+    tt_net *nt = &t->net;
+    const unsigned B = nt->B, d0 = nt->d[0], d1 = nt->d[1], d2 = nt->d[2];
+    uint16_t *ub = malloc((size_t)nt->ub_words * sizeof *ub);
+    int16_t *blk = malloc((size_t)t->chunk * (d0 > B ? d0 : B) * sizeof *blk);
+    tt_net j;
+    tt_compiled cc;
+    memset(&j, 0, sizeof j), memset(&cc, 0, sizeof cc);
+    int rc = -1;
+    if (!ub || !blk) {
+        snprintf(err, n, "tinytpu: out of memory");
+        goto out;
+    }
+    if (split_forward(t, ub, st, err, n))
+        goto out;
+    if (split_job(t, 't', 0, 0, &j) || run_job(&j, &cc, ub, st, "layer 2 and dZ1", err, n))
+        goto out;
+    if (tt_compiled_params(&j, &cc, ub, 1, nt->W[1], nt->b[1]) ||
+        tt_compiled_matrix(&j, &cc, ub, "dZ1", 0, B, d1, t->dz1)) {
+        snprintf(err, n, "tinytpu: no W2, b2 or dZ1 in the map of the layer-2 program");
+        goto out;
+    }
+    st->loss = cc.loss[0];
+    tt_compiled_free(&cc), tt_net_free(&j);
+    for (unsigned o0 = 0; o0 < d1; o0 += t->chunk) {
+        unsigned c = d1 - o0 < t->chunk ? d1 - o0 : t->chunk;
+        char what[64];
+        snprintf(what, sizeof what, "update of layer 1, outputs %u..%u", o0, o0 + c - 1);
+        if (split_job(t, 'u', o0, c, &j) || run_job(&j, &cc, ub, st, what, err, n))
+            goto out;
+        if (tt_compiled_params(&j, &cc, ub, 0, nt->W[0] + (size_t)o0 * d0, nt->b[0] + o0)) {
+            snprintf(err, n, "tinytpu: no W1 in the map of %s", what);
+            goto out;
+        }
+        tt_compiled_free(&cc), tt_net_free(&j);
+    }
+    if (eval) { /* the loss after the update: layer 1 by chunks, then [I, W2] as an inference */
+        tt_train_stats e = {0};
+        if (split_forward(t, ub, &e, err, n) || split_job(t, 't', 0, 0, &j))
+            goto out;
+        j.steps = 0;
+        if (run_job(&j, &cc, ub, &e, "the evaluation", err, n))
+            goto out;
+        int16_t *h = malloc((size_t)B * d2 * sizeof *h);
+        if (!h || tt_compiled_matrix(&j, &cc, ub, "H2", 0, B, d2, h)) {
+            free(h);
+            snprintf(err, n, "tinytpu: no H2 in the map of the evaluation");
+            goto out;
+        }
+        double loss = 0;
+        for (size_t i = 0; i < (size_t)B * d2; i++) {
+            double dd = (h[i] - nt->Y[i]) / 256.0;
+            loss += dd * dd;
+        }
+        free(h);
+        st->loss_after = loss / ((double)B * d2);
+        st->cycles += e.cycles, st->load_cycles += e.load_cycles;
+        st->words = e.words > st->words ? e.words : st->words;
+    }
+    rc = 0;
+out:
+    tt_compiled_free(&cc);
+    tt_net_free(&j);
+    free(ub);
+    free(blk);
+    return rc;
+}
 
 int tt_train_open(const npk_plan *p, const char *settings, double lr, unsigned batch,
                   tt_trainer **out, char *err, size_t err_size)
@@ -507,6 +695,7 @@ int tt_train_step(tt_trainer *t, const float *x, const float *y, int eval, tt_tr
         n->Y[i] = npk_q88_from_double((double)y[i]);
     n->eval = eval;
     tt_compiled c;
+    memset(&c, 0, sizeof c);
     uint16_t *ub = malloc((size_t)n->ub_words * sizeof *ub);
     int rc = -1;
     if (!ub) {
@@ -514,11 +703,33 @@ int tt_train_step(tt_trainer *t, const float *x, const float *y, int eval, tt_tr
         snprintf(err, err_size, "tinytpu: out of memory");
         goto out;
     }
-    if (tt_compile(n, &c, err, err_size)) {
+    if (!t->split && tt_compile(n, &c, err, err_size)) {
         char m[768];
         snprintf(m, sizeof m, "%s", err);
-        snprintf(err, err_size, "tinytpu training step (lanes=%u, ub_words=%u, batch %u): %s",
-                 n->N, n->ub_words, n->B, m);
+        tt_compiled_free(&c);
+        /* too large for one program: two layers are split into several */
+        if (L == 2 && strstr(m, "but the UB has")) {
+            unsigned N = n->N, d1 = n->d[1];
+            t->z1 = calloc((size_t)n->B * d1, sizeof *t->z1);
+            t->dz1 = calloc((size_t)n->B * d1, sizeof *t->dz1);
+            if (!t->z1 || !t->dz1) {
+                snprintf(err, err_size, "tinytpu: out of memory");
+                goto out;
+            }
+            for (unsigned ch = d1; ch >= 1 && !t->split; ch = ch > N ? ch - (ch % N ? ch % N : N) : ch - 1)
+                if (split_fits(t, ch))
+                    t->split = 1, t->chunk = ch;
+        }
+        if (!t->split) {
+            snprintf(err, err_size, "tinytpu training step (lanes=%u, ub_words=%u, batch %u): %s%s",
+                     n->N, n->ub_words, n->B, m, L == 2 ? "; and no split into several "
+                     "programs fits either" : " (only two-layer nets are split into several "
+                     "programs)");
+            goto out;
+        }
+    }
+    if (t->split) {
+        rc = split_step(t, eval, st, err, err_size);
         goto out;
     }
     long bad = tt_compiled_check(n, &c, ub, err, err_size);
@@ -564,10 +775,17 @@ double tt_train_lr(const tt_trainer *t)
     return npk_q88_to_double((int16_t)t->net.lr);
 }
 
+unsigned tt_train_programs(const tt_trainer *t)
+{
+    return t->split ? 2 * ((t->net.d[1] + t->chunk - 1) / t->chunk) + 1 : 1;
+}
+
 void tt_train_close(tt_trainer *t)
 {
     if (!t)
         return;
+    free(t->z1);
+    free(t->dz1);
     tt_net_free(&t->net);
     free(t);
 }

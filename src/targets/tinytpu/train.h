@@ -35,6 +35,8 @@ void tt_train_params(const tt_trainer *t, size_t i, float *w, float *b);
 /* Weights and biases that saturated in the Q8.8 conversion at open; the Q8.8 learning rate. */
 unsigned tt_train_saturated(const tt_trainer *t);
 double tt_train_lr(const tt_trainer *t);
+/* Programs per step: 1, or for a step split over several (known after the first step). */
+unsigned tt_train_programs(const tt_trainer *t);
 void tt_train_close(tt_trainer *t);
 
 #endif
