@@ -1,8 +1,9 @@
 /* Training steps of a plan's MLP on tinytpu (docs/models.md, "Training on tinytpu"): each step
  * is one program of the schedule compiler (tiled training, docs/tinytpu-compiler.md) with the
  * batch and the current Q8.8 parameters in its host load, run on a fresh simulator and
- * self-checked word for word; the trained parameters are read back from the simulated UB.
- * No global state. */
+ * self-checked word for word; the trained parameters are read back from the simulated UB. A
+ * two-layer step too large for the UB runs as several programs (forward and update of layer 1
+ * in chunks, layer 2 with dZ1 in one), the host copying words between them. No global state. */
 #ifndef NPK_TINYTPU_TRAIN_H
 #define NPK_TINYTPU_TRAIN_H
 
