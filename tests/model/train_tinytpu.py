@@ -256,6 +256,24 @@ def main():
                       (what, bad))
                 print("%s: %d steps, losses %s, parameters = host model: %s" %
                       (what, steps, " ".join("%.6f" % v for v in losses), bad == 0))
+        # refusals: another target (usage, 2); ReLU on the output layer (1, naming the node)
+        path, _, _, _ = model_a(rng, d)
+        xs = os.path.join(d, "a_x.npy")
+        r = subprocess.run([npk, "train-model", path, "-t", "opennpu", "--input", xs,
+                            "--expected", xs], capture_output=True, text=True)
+        check(r.returncode == 2 and "training runs on tinytpu only" in r.stderr,
+              "-t opennpu: exit %d: %s" % (r.returncode, r.stderr))
+        nodes = [helper.make_node("Gemm", ["x", "W", "b"], ["h"], name="out", transB=1),
+                 helper.make_node("Relu", ["h"], ["y"], name="relu_out")]
+        relu = save(d, "relu_out.onnx", nodes, [(grid(rng, (2, 3), 64), "W"),
+                                                (grid(rng, 2, 16), "b")], 3, 2)
+        np.save(os.path.join(d, "r_y.npy"), grid(rng, (6, 2), 128))
+        r = subprocess.run([npk, "train-model", relu, "-t", "tinytpu", "--input", xs,
+                            "--expected", os.path.join(d, "r_y.npy")], capture_output=True,
+                           text=True)
+        check(r.returncode == 1 and "(node 0 'out', Gemm)" in r.stderr and
+              "the output layer's relu" in r.stderr,
+              "output ReLU: exit %d: %s" % (r.returncode, r.stderr))
     print("FAILED %d" % failures if failures else "all passed")
     return 1 if failures else 0
 
