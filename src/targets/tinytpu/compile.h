@@ -23,8 +23,9 @@ typedef enum tt_bias_mode {
 /* An MLP training job (the description file, or built in code). Matrices are row-major int16
  * Q8.8 patterns: X is B x d[0], Y is B x d[L], W[l] is d[l+1] x d[l] (out x in, torch layout),
  * b[l] has d[l+1] entries (layer l + 1 of the spec is index l here). With steps 0 the job is
- * an inference (forward passes only); then, with B = 1, widths above N are tiled over passes
- * (docs/tinytpu-compiler.md, "Inference and tiling"). */
+ * an inference (forward passes only); then, with B = 1 (or any B with tile), widths above N are
+ * tiled over passes (docs/tinytpu-compiler.md, "Inference and tiling"); training tiles them
+ * with any batch ("Training with tiling"). */
 typedef struct tt_net {
     unsigned N, ub_words;
     unsigned L;                          /* layers */

@@ -8,7 +8,9 @@
  *    (the spec's A3 arithmetic from src/num, the sums in the order the schedule documents);
  *  - nets whose widths fit: the tiled schedule (`tile yes`) gives the untiled result, and a
  *    wide net on lanes 2 and 3 gives the result of the same net untiled on lanes = 8 (batch
- *    <= 2: one weight-gradient tile either way; no value saturates).
+ *    <= 2: one weight-gradient tile either way; no value saturates);
+ *  - the pieces of a split step (a tiled inference with a batch, an update-only job) against
+ *    the same host model.
  * Positions in the UB are found from the documented layout (blocks of N x N, block (bt, ft)
  * at t0·cols + f0·t, skew order inside, A8), computed here by enumerating the diagonals. */
 #include <stdlib.h>
