@@ -14,7 +14,7 @@ mul(h - y, 2/B), output derivative by the sign of H; b_L, then each hidden b row
 b = b - mul(g, lr); hidden derivative by the sign of H (of Z for ReLU, alpha 0); weights once per
 batch tile of N rows W = W - mul(sum_r dz h, lr).
 
-usage: train_tinytpu.py NPUKIT
+usage: train_tinytpu.py NPUKIT [SOURCE_DIR]   (with SOURCE_DIR: also models/onnx/mlp.onnx)
 """
 import os
 import re
@@ -36,90 +36,79 @@ def sat(v):
     return max(-32768, min(32767, v))
 
 
-def mul(a, b):
-    return sat((a * b + 128) >> 8)
-
-
-def add(a, b):
-    return sat(a + b)
-
-
-def sub(a, b):
-    return sat(a - b)
-
-
 def q(v):
     return sat(int(round(float(v) * 256)))  # ties to even, as A3 says for host conversions
 
 
-def tsum(N, pairs, bias=None):
-    """sum of mul(a, m) over pairs, in tiles of N, folded as the schedule does"""
-    tiles = [pairs[i:i + N] for i in range(0, len(pairs), N)]
-    s = 0
-    for i, t in enumerate(tiles):
-        p = 0
-        for a, m in t:
-            p = add(mul(a, m), p)
+def qa(a):
+    return np.clip(np.round(np.asarray(a, np.float64) * 256), -32768, 32767).astype(np.int64)
+
+
+def vmul(a, b):
+    return np.clip((np.asarray(a, np.int64) * b + 128) >> 8, -32768, 32767)  # >>: floor
+
+
+def vadd(a, b):
+    return np.clip(np.asarray(a, np.int64) + b, -32768, 32767)
+
+
+def vsub(a, b):
+    return np.clip(np.asarray(a, np.int64) - b, -32768, 32767)
+
+
+def tsum(N, A, M, bias=None):
+    """A (R x K) times M (K x F): each sum over a tile of N products from 0 (row 0's product
+    first), the first plus the bias, the tiles folded as s = -(p0), s = -(p - s), last p - s"""
+    R, K = A.shape
+    starts = list(range(0, K, N))
+    s = np.zeros((R, M.shape[1]), np.int64)
+    for i, k0 in enumerate(starts):
+        p = np.zeros_like(s)
+        for k in range(k0, min(K, k0 + N)):
+            p = vadd(vmul(A[:, k:k + 1], M[k:k + 1, :]), p)
         if i == 0 and bias is not None:
-            p = add(p, bias)
-        if len(tiles) == 1:
+            p = vadd(p, bias[None, :])
+        if len(starts) == 1:
             return p
-        if i + 1 == len(tiles):
-            return sub(p, s)
-        s = mul(sub(p, s), -256)
-    return 0
+        if i + 1 == len(starts):
+            return vsub(p, s)
+        s = vmul(vsub(p, s), -256)
+    return s
 
 
 def host_train(N, W, b, alphas, X, Y, B, lr, steps):
-    """W[l][o][i], b[l][o] Q8.8 ints (modified); X, Y lists of rows; returns the losses"""
+    """W[l] (out x in), b[l] int64 arrays of Q8.8 values (replaced by the trained ones); X, Y
+    arrays of rows; returns the losses of the steps"""
     L = len(W)
     inv = q(2.0 / B)
     losses = []
     for s in range(steps):
         rows = [(s * B + r) % len(X) for r in range(B)]
-        h = [[X[k] for k in rows]]
-        z = []
+        h, z = [X[rows]], []
         for l in range(L):
-            zl = [[tsum(N, list(zip(hr, W[l][o])), b[l][o]) for o in range(len(W[l]))]
-                  for hr in h[l]]
+            zl = tsum(N, h[l], W[l].T, b[l])
             z.append(zl)
-            h.append([[v if v >= 0 else mul(v, alphas[l]) for v in zr] for zr in zl])
-        y = [Y[k] for k in rows]
+            h.append(np.where(zl >= 0, zl, vmul(zl, alphas[l])))
+        y = Y[rows]
+        losses.append(float(np.mean(((h[L] - y) / 256.0) ** 2)))
+        g = vmul(vsub(h[L], y), inv)
         dz = [None] * L
-        loss = 0.0
-        dz[L - 1] = []
+        dz[L - 1] = np.where(h[L] >= 0, g, vmul(g, alphas[L - 1]))
         for r in range(B):
-            row = []
-            for j, hv in enumerate(h[L][r]):
-                loss += ((hv - y[r][j]) / 256.0) ** 2
-                g = mul(sub(hv, y[r][j]), inv)
-                row.append(g if hv >= 0 else mul(g, alphas[L - 1]))
-            dz[L - 1].append(row)
-        losses.append(loss / (B * len(h[L][0])))
-        for r in range(B):
-            for j in range(len(b[L - 1])):
-                b[L - 1][j] = sub(b[L - 1][j], mul(dz[L - 1][r][j], lr))
+            b[L - 1] = vsub(b[L - 1], vmul(dz[L - 1][r], lr))
         for l in range(L - 1, 0, -1):
             a = alphas[l - 1]
-            dz[l - 1] = []
+            g = tsum(N, dz[l], W[l])
+            sg = z[l - 1] if a == 0 else h[l]
+            dz[l - 1] = np.where(sg >= 0, g, vmul(g, a))
             for r in range(B):
-                row = []
-                for j in range(len(W[l][0])):
-                    g = tsum(N, [(dz[l][r][k], W[l][k][j]) for k in range(len(W[l]))])
-                    sg = z[l - 1][r][j] if a == 0 else h[l][r][j]
-                    row.append(g if sg >= 0 else mul(g, a))
-                dz[l - 1].append(row)
-            for r in range(B):
-                for j in range(len(b[l - 1])):
-                    b[l - 1][j] = sub(b[l - 1][j], mul(dz[l - 1][r][j], lr))
+                b[l - 1] = vsub(b[l - 1], vmul(dz[l - 1][r], lr))
         for l in range(L):
             for t0 in range(0, B, N):
-                for k in range(len(W[l])):
-                    for j in range(len(W[l][0])):
-                        g = 0
-                        for r in range(t0, min(B, t0 + N)):
-                            g = add(mul(dz[l][r][k], h[l][r][j]), g)
-                        W[l][k][j] = sub(W[l][k][j], mul(g, lr))
+                g = np.zeros_like(W[l])
+                for r in range(t0, min(B, t0 + N)):
+                    g = vadd(vmul(dz[l][r][:, None], h[l][r][None, :]), g)
+                W[l] = vsub(W[l], vmul(g, lr))
     return losses
 
 
@@ -233,10 +222,8 @@ def main():
                 check(r.returncode == 0, "%s: exit %d: %s" % (what, r.returncode, r.stderr))
                 if r.returncode:
                     continue
-                Wq = [[[q(v) for v in row] for row in w] for w in W]
-                bq = [[q(v) for v in bb] for bb in b]
-                losses = host_train(N, Wq, bq, alphas, [[q(v) for v in row] for row in X],
-                                    [[q(v) for v in row] for row in Yf], B, q(lr), steps)
+                Wq, bq = [qa(w) for w in W], [qa(bb) for bb in b]
+                losses = host_train(N, Wq, bq, alphas, qa(X), qa(Yf), B, q(lr), steps)
                 got = [float(v) for v in re.findall(r"loss ([0-9.]+),", r.stdout)]
                 check(len(got) == steps and all(abs(g - h) < 5e-7 for g, h in zip(got, losses)),
                       "%s: losses %s, host model %s" % (what, got, losses))
@@ -256,6 +243,42 @@ def main():
                       (what, bad))
                 print("%s: %d steps, losses %s, parameters = host model: %s" %
                       (what, steps, " ".join("%.6f" % v for v in losses), bad == 0))
+        # the Fashion-MNIST MLP (when the tree has it): 784-128-10, its step split over 9
+        # programs on lanes=16; 2 steps on the 8 committed samples
+        mdir = os.path.join(sys.argv[2], "models", "onnx") if len(sys.argv) > 2 else ""
+        if mdir and os.path.exists(os.path.join(mdir, "mlp.onnx")):
+            out = os.path.join(d, "mlp_trained.onnx")
+            r = subprocess.run([npk, "train-model", os.path.join(mdir, "mlp.onnx"), "-t",
+                                "tinytpu", "--input", os.path.join(mdir, "mlp_samples.npy"),
+                                "--labels", os.path.join(mdir, "mlp_labels.npy"), "--batch", "8",
+                                "--steps", "2", "--lr", "0.00390625", "--output-model", out],
+                               capture_output=True, text=True)
+            print(r.stdout, end="")
+            check(r.returncode == 0 and "9 programs per step" in r.stdout,
+                  "mlp.onnx: exit %d, %s" % (r.returncode, r.stderr))
+            if r.returncode == 0:
+                t = {i.name: numpy_helper.to_array(i).astype(np.float64)
+                     for i in onnx.load(os.path.join(mdir, "mlp.onnx")).graph.initializer}
+                Wq, bq = [qa(t["0.weight"]), qa(t["2.weight"])], [qa(t["0.bias"]), qa(t["2.bias"])]
+                X = qa(np.load(os.path.join(mdir, "mlp_samples.npy")).reshape(-1, 784))
+                Y = qa(np.eye(10)[np.load(os.path.join(mdir, "mlp_labels.npy")).astype(int)])
+                losses = host_train(16, Wq, bq, [0, 256], X, Y, 8, q(1 / 256), 2)
+                got = [float(v) for v in re.findall(r"loss ([0-9.]+),", r.stdout)]
+                check(len(got) == 2 and all(abs(g - h) < 5e-6 * max(1, h)
+                                            for g, h in zip(got, losses)),
+                      "mlp.onnx: losses %s, host model %s" % (got, losses))
+                m = re.search(r"loss: ([0-9.]+) before the first step, ([0-9.]+) after", r.stdout)
+                check(m and float(m.group(2)) < float(m.group(1)), "mlp.onnx: the loss did not fall")
+                w = {i.name: numpy_helper.to_array(i).astype(np.float64)
+                     for i in onnx.load(out).graph.initializer}
+                bad = sum(int(np.sum(qa(w[k]) != v)) for k, v in
+                          (("0.weight", Wq[0]), ("2.weight", Wq[1]), ("0.bias", bq[0]),
+                           ("2.bias", bq[1])))
+                check(bad == 0, "mlp.onnx: %d trained parameters differ from the host model" % bad)
+                print("mlp.onnx on lanes=16, split: 2 steps, losses %s, parameters = host model: %s"
+                      % (" ".join("%.6f" % v for v in losses), bad == 0))
+        else:
+            print("(models/onnx/mlp.onnx not in the tree: the Fashion-MNIST case is skipped)")
         # refusals: another target (usage, 2); ReLU on the output layer (1, naming the node)
         path, _, _, _ = model_a(rng, d)
         xs = os.path.join(d, "a_x.npy")
