@@ -722,7 +722,6 @@ static int wide_forward(ctx *x, wide *w, unsigned l, int train)
     const tt_net *net = x->net;
     const unsigned N = x->N, B = net->B, din = net->d[l], dout = net->d[l + 1];
     const int la = lay_alpha(net, l), keep = train && keep_z(net, l);
-    const unsigned nbo = ntiles(dout, N);
     unsigned ain = l == 0 ? w->aX : w->aH[l], t, f;
     char nm[32];
     x->leak = (uint16_t)la;
@@ -761,7 +760,6 @@ static int wide_forward(ctx *x, wide *w, unsigned l, int train)
                     return -1;
             }
     }
-    (void)nbo;
     /* model: H = lrelu(Z), Z = the sums (the direct pass computes the same per element) */
     for (unsigned r = 0; r < B; r++)
         for (unsigned j = 0; j < dout; j++) {
