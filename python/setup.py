@@ -61,6 +61,6 @@ setup(
     packages=["npukit"],
     python_requires=">=3.11",
     install_requires=[],  # NumPy: Debian's python3-numpy (nothing is downloaded)
-    ext_modules=[Extension("npukit._core", ["src/_core.c", "src/pccx.c", "src/tinytpu.c", "src/opennpu.c"], depends=["src/core.h"], extra_compile_args=["-std=c11"],
+    ext_modules=[Extension("npukit._core", ["src/_core.c", "src/pccx.c", "src/tinytpu.c", "src/opennpu.c", "src/model.c"], depends=["src/core.h"], extra_compile_args=["-std=c11"],
                            **FLAGS)],
 )

@@ -1111,6 +1111,8 @@ static PyMethodDef module_methods[] = {
      "opennpu_gemm(M, N, Kd, K, L, base, A=None, B=None) -> dict"},
     {"tinytpu_compile", npk_py_tinytpu_compile, METH_VARARGS,
      "tinytpu_compile(src, name='<net>', format=None) -> dict"},
+    {"model_targets", npk_py_model_targets, METH_NOARGS, "[name] of the model targets"},
+    {"model_supported", npk_py_model_supported, METH_NOARGS, "ONNX support built in"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1123,7 +1125,8 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__core(void)
 {
     if (PyType_Ready(&MachineType) < 0 || PyType_Ready(&SpaceBufferType) < 0 ||
-        PyType_Ready(&PccxType) < 0)
+        PyType_Ready(&PccxType) < 0 || PyType_Ready(&ModelType) < 0 ||
+        PyType_Ready(&ModelSessionType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m)
@@ -1135,6 +1138,7 @@ PyMODINIT_FUNC PyInit__core(void)
     if (!NpkError || PyModule_AddObjectRef(m, "NpkError", NpkError) < 0 ||
         PyModule_AddObjectRef(m, "Machine", (PyObject *)&MachineType) < 0 ||
         PyModule_AddObjectRef(m, "Pccx", (PyObject *)&PccxType) < 0 ||
+        PyModule_AddObjectRef(m, "Model", (PyObject *)&ModelType) < 0 ||
         PyModule_AddStringConstant(m, "version", npk_version()) < 0 ||
         npk_py_pccx_constants(m) < 0) {
         Py_DECREF(m);

@@ -42,6 +42,10 @@ PyObject *npk_py_pccx_disasm(PyObject *mod, PyObject *args);
 int npk_py_pccx_constants(PyObject *mod);
 /* opennpu.c: the GEMM generator */
 PyObject *npk_py_opennpu_gemm(PyObject *mod, PyObject *args);
+/* model.c: the model API (include/npukit/model.h) */
+extern PyTypeObject ModelType, ModelSessionType;
+PyObject *npk_py_model_targets(PyObject *mod, PyObject *noargs);
+PyObject *npk_py_model_supported(PyObject *mod, PyObject *noargs);
 /* tinytpu.c: the schedule compiler */
 PyObject *npk_py_tinytpu_compile(PyObject *mod, PyObject *args);
 

@@ -167,25 +167,10 @@ static int load(const char *path, const char *calib, double scale, loaded *l)
 static int find_target(const char *prog, const char *spec, const npk_lower_target **t,
                        char *name, size_t n, const char **settings)
 {
-    const char *colon = strchr(spec, ':');
-    size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
-    if (len >= n)
-        len = n - 1;
-    memcpy(name, spec, len);
-    name[len] = 0;
-    *settings = colon ? colon + 1 : "";
-    *t = NULL;
-    if (strcmp(name, "host") == 0)
-        return 0;
-    *t = npk_lower_find(name);
-    if (*t)
-        return 0;
-    char list[256] = "host";
-    for (size_t i = 0; i < npk_lower_count(); i++) {
-        strncat(list, ", ", sizeof list - strlen(list) - 1);
-        strncat(list, npk_lower_get(i)->name, sizeof list - strlen(list) - 1);
-    }
-    return npk_usage_error(prog, "no lowering for target '%s' (targets: %s)", name, list);
+    char err[512];
+    if (npk_lower_parse(spec, t, name, n, settings, err, sizeof err) != 0)
+        return npk_usage_error(prog, "%s", err);
+    return 0;
 }
 
 static double now_cpu(void)

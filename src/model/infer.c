@@ -500,8 +500,222 @@ static int fold(ctx *c, const int *perm)
     return 0;
 }
 
+
 /* Transposes are folded up to this many elements (a weight matrix; not a data set). */
 #define FOLD_MAX_ELEMS (UINT64_C(1) << 26)
+
+/* A constant 1-D (or scalar) int64 or int32 tensor's element i. */
+static int64_t int_at(const npk_value *v, uint64_t i)
+{
+    if (v->dtype == NPK_DT_INT32) {
+        int32_t x;
+        memcpy(&x, (const uint8_t *)v->data + 4 * i, 4);
+        return x;
+    }
+    int64_t x;
+    memcpy(&x, (const uint8_t *)v->data + 8 * i, 8);
+    return x;
+}
+
+/* The output of a Gather or Concat along `axis` of x allocated, and x's element counts before
+ * (outer) and after (inner) the axis; NULL after the message when out of memory. */
+static uint8_t *fold_alloc(ctx *c, const npk_value *x, int axis, uint64_t *outer,
+                           uint64_t *inner)
+{
+    *outer = *inner = 1;
+    for (int i = 0; i < axis; i++)
+        *outer *= (uint64_t)x->dims[i];   /* no wrap: products of x's dimensions */
+    for (int i = axis + 1; i < x->rank; i++)
+        *inner *= (uint64_t)x->dims[i];
+    npk_value *o = out(c, 0);
+    size_t es = npk_dtype_size(x->dtype);
+    o->data = malloc(o->elems ? (size_t)o->elems * es : 1);
+    if (!o->data)
+        FAIL(c, "out of memory");
+    return o->data;
+}
+
+/* Shape (start, end): the input's dimensions as a constant 1-D int64 tensor (static shapes:
+ * a symbolic batch dimension is the 1 the reader took for it). */
+static int infer_shape_op(ctx *c)
+{
+    const npk_value *x = in(c, 0);
+    int64_t r = x->rank, s = attr_int(c, "start", 0), e = attr_int(c, "end", r);
+    s = s < 0 ? s + r : s;
+    e = e < 0 ? e + r : e;
+    s = s < 0 ? 0 : s > r ? r : s;
+    e = e < 0 ? 0 : e > r ? r : e;
+    int64_t n = e > s ? e - s : 0;
+    if (set_out(c, 0, NPK_DT_INT64, 1, &n) != 0)
+        return -1;
+    npk_value *o = out(c, 0);
+    o->data = malloc(n ? (size_t)n * 8 : 1);
+    if (!o->data)
+        return FAIL(c, "out of memory");
+    if (n)
+        memcpy(o->data, x->dims + s, (size_t)n * 8);
+    c->n->folded = true;
+    return 0;
+}
+
+/* Gather (axis): data[..., indices, ...]; folded when data and indices are constants. */
+static int infer_gather(ctx *c)
+{
+    const npk_value *x = in(c, 0), *ix = in(c, 1);
+    int axis;
+    if (ix->dtype != NPK_DT_INT64 && ix->dtype != NPK_DT_INT32)
+        return FAIL(c, "indices '%s' are %s (int32 or int64)", ix->name, npk_dtype_name(ix->dtype));
+    if (x->rank < 1)
+        return FAIL(c, "data '%s' is a scalar", x->name);
+    if (norm_axis(c, attr_int(c, "axis", 0), x->rank, 0, &axis) != 0)
+        return -1;
+    if (x->rank - 1 + ix->rank > NPK_MODEL_MAX_RANK)
+        return FAIL(c, "the output would have rank %d (at most %d)", x->rank - 1 + ix->rank,
+                    NPK_MODEL_MAX_RANK);
+    int64_t dims[NPK_MODEL_MAX_RANK];
+    int rank = 0;
+    for (int i = 0; i < axis; i++)
+        dims[rank++] = x->dims[i];
+    for (int i = 0; i < ix->rank; i++)
+        dims[rank++] = ix->dims[i];
+    for (int i = axis + 1; i < x->rank; i++)
+        dims[rank++] = x->dims[i];
+    if (set_out(c, 0, x->dtype, rank, dims) != 0)
+        return -1;
+    if (!ix->data)
+        return 0;
+    int64_t d = x->dims[axis];
+    for (uint64_t k = 0; k < ix->elems; k++) {
+        int64_t v = int_at(ix, k);
+        if (v < -d || v >= d)
+            return FAIL(c, "index %lld (element %llu of '%s') is out of range for dimension %lld",
+                        (long long)v, (unsigned long long)k, ix->name, (long long)d);
+    }
+    npk_value *o = out(c, 0);
+    if (!x->data || o->elems > FOLD_MAX_ELEMS)
+        return 0;
+    size_t es = npk_dtype_size(x->dtype);
+    uint64_t outer, inner;
+    uint8_t *dst = fold_alloc(c, x, axis, &outer, &inner);
+    if (!dst)
+        return -1;
+    for (uint64_t a = 0; a < outer; a++)
+        for (uint64_t k = 0; k < ix->elems; k++) {
+            int64_t v = int_at(ix, k);
+            uint64_t row = (uint64_t)(v < 0 ? v + d : v);
+            memcpy(dst, (const uint8_t *)x->data + ((a * (uint64_t)d + row) * inner) * es,
+                   (size_t)(inner * es));
+            dst += inner * es;
+        }
+    c->n->folded = true;
+    return 0;
+}
+
+/* Unsqueeze (axes: an attribute before opset 13, a constant input from 13) and Squeeze (axes
+ * optional: none removes every dimension of 1). */
+static int infer_squeeze(ctx *c, bool un)
+{
+    const npk_value *x = in(c, 0), *ax = in(c, 1);
+    int64_t axes[NPK_MODEL_MAX_RANK];
+    size_t na = 0;
+    if (ax) {
+        if (!ax->data || ax->dtype != NPK_DT_INT64 || ax->rank > 1)
+            return FAIL(c, "axes '%s' must be a constant 1-D int64 tensor", ax->name);
+        if (ax->elems > NPK_MODEL_MAX_RANK)
+            return FAIL(c, "%llu axes (at most %d)", (unsigned long long)ax->elems,
+                        NPK_MODEL_MAX_RANK);
+        na = (size_t)ax->elems;
+        for (size_t i = 0; i < na; i++)
+            axes[i] = int_at(ax, i);
+    } else {
+        const int64_t *a;
+        if (attr_ints(c, "axes", -1, &a, &na) != 0)
+            return -1;
+        if (na > NPK_MODEL_MAX_RANK)
+            return FAIL(c, "%zu axes (at most %d)", na, NPK_MODEL_MAX_RANK);
+        if (na)
+            memcpy(axes, a, na * sizeof *a);
+    }
+    if (un && na == 0)
+        return FAIL(c, "has no axes");
+    int rank = un ? x->rank + (int)na : x->rank;
+    if (rank > NPK_MODEL_MAX_RANK)
+        return FAIL(c, "the output would have rank %d (at most %d)", rank, NPK_MODEL_MAX_RANK);
+    bool mark[NPK_MODEL_MAX_RANK] = {false};
+    for (size_t i = 0; i < na; i++) {
+        int a;
+        if (norm_axis(c, axes[i], rank, 0, &a) != 0)
+            return -1;
+        if (mark[a])
+            return FAIL(c, "axis %lld is named twice", (long long)axes[i]);
+        if (!un && x->dims[a] != 1)
+            return FAIL(c, "cannot squeeze axis %d of size %lld", a, (long long)x->dims[a]);
+        mark[a] = true;
+    }
+    int64_t dims[NPK_MODEL_MAX_RANK];
+    int n = 0;
+    for (int i = 0, k = 0; i < rank; i++) {
+        if (un)
+            dims[n++] = mark[i] ? 1 : x->dims[k++];
+        else if (!(na ? mark[i] : x->dims[i] == 1))
+            dims[n++] = x->dims[i];
+    }
+    return set_out(c, 0, x->dtype, n, dims);
+}
+
+/* Concat (axis): inputs of one type and rank, equal but along axis; folded when all are
+ * constants. */
+static int infer_concat(ctx *c)
+{
+    const npk_value *x = in(c, 0);
+    int axis;
+    if (x->rank < 1)
+        return FAIL(c, "input '%s' is a scalar", x->name);
+    if (!npk_node_attr(c->n, "axis"))
+        return FAIL(c, "has no axis attribute");
+    if (norm_axis(c, attr_int(c, "axis", 0), x->rank, 0, &axis) != 0)
+        return -1;
+    int64_t dims[NPK_MODEL_MAX_RANK];
+    memcpy(dims, x->dims, sizeof dims);
+    dims[axis] = 0;
+    bool all_const = true;
+    for (int k = 0; k < c->n->n_in; k++) {
+        const npk_value *v = in(c, k);
+        if (!v)
+            return FAIL(c, "input %d is omitted", k);
+        if (v->dtype != x->dtype || v->rank != x->rank)
+            return FAIL(c, "input '%s' is %s of rank %d, input '%s' %s of rank %d", v->name,
+                        npk_dtype_name(v->dtype), v->rank, x->name, npk_dtype_name(x->dtype),
+                        x->rank);
+        for (int i = 0; i < x->rank; i++)
+            if (i != axis && v->dims[i] != x->dims[i])
+                return FAIL(c, "input '%s' differs from '%s' in dimension %d", v->name,
+                            x->name, i);
+        if (v->dims[axis] > (int64_t)NPK_MODEL_MAX_ELEMS - dims[axis])
+            return FAIL(c, "the output is too large");
+        dims[axis] += v->dims[axis];
+        all_const = all_const && v->data;
+    }
+    if (set_out(c, 0, x->dtype, x->rank, dims) != 0)
+        return -1;
+    npk_value *o = out(c, 0);
+    if (!all_const || o->elems > FOLD_MAX_ELEMS)
+        return 0;
+    size_t es = npk_dtype_size(x->dtype);
+    uint64_t outer, inner;
+    uint8_t *dst = fold_alloc(c, x, axis, &outer, &inner);
+    if (!dst)
+        return -1;
+    for (uint64_t a = 0; a < outer; a++)
+        for (int k = 0; k < c->n->n_in; k++) {
+            const npk_value *v = in(c, k);
+            size_t len = (size_t)((uint64_t)v->dims[axis] * inner * es);
+            memcpy(dst, (const uint8_t *)v->data + a * len, len);
+            dst += len;
+        }
+    c->n->folded = true;
+    return 0;
+}
 
 int npk_model_infer(npk_reader *r, int idx, const void *proto)
 {
@@ -592,6 +806,20 @@ int npk_model_infer(npk_reader *r, int idx, const void *proto)
         rc = check_arity(c, 1, 1, 1, 1) || infer_transpose(c, perm);
         if (rc == 0 && in(c, 0)->data && in(c, 0)->elems <= FOLD_MAX_ELEMS)
             rc = fold(c, perm);
+        break;
+    case NPK_OP_SHAPE:
+        rc = check_arity(c, 1, 1, 1, 1) || infer_shape_op(c);
+        break;
+    case NPK_OP_GATHER:
+        rc = check_arity(c, 2, 2, 2, 1) || infer_gather(c);
+        break;
+    case NPK_OP_UNSQUEEZE: case NPK_OP_SQUEEZE:
+        rc = check_arity(c, 1, 2, 1, 1) || infer_squeeze(c, n->op == NPK_OP_UNSQUEEZE);
+        if (rc == 0 && in(c, 0)->data)
+            rc = fold(c, NULL);
+        break;
+    case NPK_OP_CONCAT:
+        rc = check_arity(c, 1, 64, 1, 1) || infer_concat(c);
         break;
     case NPK_OP_QUANTIZE: case NPK_OP_DEQUANTIZE: {
         if (check_arity(c, 2, 3, 2, 1) != 0)

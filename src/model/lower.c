@@ -44,6 +44,31 @@ const npk_lower_target *npk_lower_find(const char *name)
     return NULL;
 }
 
+int npk_lower_parse(const char *spec, const npk_lower_target **t, char *name, size_t name_size,
+                    const char **settings, char *err, size_t err_size)
+{
+    const char *colon = strchr(spec, ':');
+    size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (len >= name_size)
+        len = name_size - 1;
+    memcpy(name, spec, len);
+    name[len] = 0;
+    *settings = colon ? colon + 1 : "";
+    *t = NULL;
+    if (strcmp(name, "host") == 0)
+        return 0;
+    *t = npk_lower_find(name);
+    if (*t)
+        return 0;
+    char list[256] = "host";
+    for (size_t i = 0; i < npk_lower_count(); i++) {
+        strncat(list, ", ", sizeof list - strlen(list) - 1);
+        strncat(list, npk_lower_get(i)->name, sizeof list - strlen(list) - 1);
+    }
+    snprintf(err, err_size, "no lowering for target '%s' (targets: %s)", name, list);
+    return -1;
+}
+
 int npk_lower_fail(char *err, size_t err_size, const npk_plan *p, size_t layer, const char *fmt,
                    ...)
 {

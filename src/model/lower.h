@@ -39,6 +39,12 @@ const npk_lower_target *npk_lower_find(const char *name);
 size_t npk_lower_count(void);
 const npk_lower_target *npk_lower_get(size_t i);
 
+/* "T[:SETTINGS]" (what -t takes): the lowering named T (NULL for "host", the float64 run),
+ * T in name (name_size bytes) and *settings the part after the colon ("" when none). Returns
+ * 0, or -1 with "no lowering for target 'T' (targets: host, pccx, ...)" in err. */
+int npk_lower_parse(const char *spec, const npk_lower_target **t, char *name, size_t name_size,
+                    const char **settings, char *err, size_t err_size);
+
 /* "layer I (node N 'NAME', OP): message"; returns -1. */
 int npk_lower_fail(char *err, size_t err_size, const npk_plan *p, size_t layer, const char *fmt,
                    ...)

@@ -16,24 +16,19 @@ void npk_npy_free_f32(npk_npy_f32 *a)
     }
 }
 
-int npk_npy_read_f32(const char *path, npk_npy_f32 *out, char *err, size_t err_size)
+int npk_npy_parse_f32(const uint8_t *buf, size_t size, const char *name, npk_npy_f32 *out,
+                      char *err, size_t err_size)
 {
     memset(out, 0, sizeof *out);
-    uint8_t *buf;
-    size_t size;
-    if (npk_file_read(path, 0, &buf, &size, err, err_size) != NPK_OK)
-        return -1;
     npk_npy_header h;
     char why[256];
     if (npk_npy_header_parse(buf, size, &h, why, sizeof why) != 0) {
-        snprintf(err, err_size, "%s: %s", path, why);
-        free(buf);
+        snprintf(err, err_size, "%s: %s", name, why);
         return -1;
     }
     out->data = malloc(h.count ? h.count * sizeof *out->data : 1);
     if (!out->data) {
-        snprintf(err, err_size, "%s: out of memory for %zu elements", path, h.count);
-        free(buf);
+        snprintf(err, err_size, "%s: out of memory for %zu elements", name, h.count);
         return -1;
     }
     out->rank = h.rank;
@@ -61,8 +56,19 @@ int npk_npy_read_f32(const char *path, npk_npy_f32 *out, char *err, size_t err_s
         }
         out->data[i] = v;
     }
-    free(buf);
     return 0;
+}
+
+int npk_npy_read_f32(const char *path, npk_npy_f32 *out, char *err, size_t err_size)
+{
+    memset(out, 0, sizeof *out);
+    uint8_t *buf;
+    size_t size;
+    if (npk_file_read(path, 0, &buf, &size, err, err_size) != NPK_OK)
+        return -1;
+    int r = npk_npy_parse_f32(buf, size, path, out, err, err_size);
+    free(buf);
+    return r;
 }
 
 int npk_npy_write_f32(const char *path, const float *data, int rank, const int64_t *dims,

@@ -20,6 +20,9 @@ typedef struct npk_npy_f32 {
 /* Read a .npy file of floats or integers (little-endian, C order). Returns 0, or -1 with
  * "PATH: message" in err (not a .npy file, an unsupported type or order, a truncated file). */
 int npk_npy_read_f32(const char *path, npk_npy_f32 *out, char *err, size_t err_size);
+/* The same for a whole file in memory (`name` is used in messages; the fuzz harness npy). */
+int npk_npy_parse_f32(const uint8_t *buf, size_t size, const char *name, npk_npy_f32 *out,
+                      char *err, size_t err_size);
 void npk_npy_free_f32(npk_npy_f32 *a);
 /* Write float32 values of the given shape. Returns 0, or -1 with a message (write errors
  * included, checked at close). */

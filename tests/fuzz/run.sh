@@ -15,7 +15,7 @@ FUZZ_RUNS=${FUZZ_RUNS:-}
 FUZZ_JOBS=${FUZZ_JOBS:-1}
 FUZZ_FLAGS=${FUZZ_FLAGS:-}
 ALL="asm_toy asm_rvnpu asm_opennpu asm_tinytpu asm_pccx bin_toy bin_rvnpu bin_opennpu bin_pccx
-     words_tinytpu elf_rvnpu compile_tinytpu syscall_rvnpu snapshot gdb_rvnpu onnx_model"
+     words_tinytpu elf_rvnpu compile_tinytpu syscall_rvnpu snapshot gdb_rvnpu onnx_model npy"
 HARNESSES=${FUZZ_HARNESS:-$ALL}
 if [ -n "$FUZZ_RUNS" ]; then LIMIT="-runs=$FUZZ_RUNS"; else LIMIT="-max_total_time=$FUZZ_TIME"; fi
 mkdir -p "$SCRATCH"

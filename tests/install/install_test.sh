@@ -14,8 +14,8 @@
 #              NPK_VL_CXX (the C++ compiler matching CC)
 #   python     import the installed npukit package (NPK_PYTHON: the interpreter,
 #              NPK_PYTHON_DIR: the package's directory under the prefix) from outside the
-#              tree and run a program on each target with it; the extension must use the
-#              prefix's libnpukit.so
+#              tree and run a program on each target with it, and the MLP through
+#              npukit.Model; the extension must use the prefix's libnpukit.so
 set -u
 mode=$1 cmake=$2 build=$3 src=$4 libdir=$5 cc=$6
 shift 6
@@ -157,6 +157,16 @@ m = npukit.Machine('tinytpu'); m.load(src + '/tests/core/commit/tinytpu.s'); m.r
 assert m.read('ub', 4, 1, 'q8.8')[0] == 3.0
 m = npukit.Machine('pccx'); m.load(src + '/tests/core/commit/pccx.s'); m.run()
 assert m.read('l2', 0x800, 2, 'bf16').tolist() == [6.5, 10.0]
+# an ONNX model through the installed library's model API (include/npukit/model.h): the MLP's
+# first sample on the host against the NumPy reference
+if npukit.model.supported():
+    import numpy as np
+    sys.path.insert(0, src + '/tests/model/ref')
+    import onnx_ref
+    x = np.load(src + '/models/onnx/mlp_samples.npy')[:1]
+    y, _ = npukit.Model(src + '/models/onnx/mlp.onnx').run(x)
+    ref = onnx_ref.run(onnx_ref.load_sidecar(src + '/models/onnx/mlp.npz'), x)
+    assert np.abs(y - ref).max() <= 1e-6 + 1e-6 * np.abs(ref).max(), (y, ref)
 libs = [l.split()[-1] for l in open('/proc/self/maps') if 'libnpukit.so' in l]
 assert libs and all(l.startswith(prefix + '/') for l in libs), libs
 assert npukit.__file__.startswith(prefix + '/'), npukit.__file__

@@ -378,6 +378,86 @@ static void test_transformer_ops(void)
 }
 
 /* Read g expecting failure with `want` in the message. */
+static void expect_error(const graph *g, long keep, const char *want);
+
+/* PyTorch's export of x.view(x.size(0), -1): Shape, Gather of entry 0, Unsqueeze, Concat with
+ * [-1], then Reshape; all folded at load time (static shapes, the symbolic batch taken as 1).
+ * Beside it Shape with start, Squeeze of a constant, and a Gather of an activation (shape
+ * only). */
+static graph shape_chain(void)
+{
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(-1, 2, 3));
+    g.outs[g.n_outs++] = vinfo("r", F, DIMS(1, 6));
+    g.outs[g.n_outs++] = vinfo("gx", F, DIMS(1, 2, 3));
+    ADD_INIT(g, tensor("i0", NPK_DT_INT64, SCALAR, (int64_t[]){0}));
+    ADD_INIT(g, tensor("ax0", NPK_DT_INT64, DIMS(1), (int64_t[]){0}));
+    ADD_INIT(g, tensor("m1", NPK_DT_INT64, DIMS(1), (int64_t[]){-1}));
+    ADD_INIT(g, tensor("cols", NPK_DT_INT64, DIMS(2), (int64_t[]){1, 0}));
+    ADD_INIT(g, tensor("u13", NPK_DT_INT64, DIMS(1, 3), (int64_t[]){7, 8, 9}));
+    ADD_NODE(g, node("Shape", "sh", "x", "s", NULL));
+    ADD_NODE(g, node("Gather", "ga", "s,i0", "b", attr_i("axis", 0), NULL));
+    ADD_NODE(g, node("Unsqueeze", "un", "b,ax0", "b1", NULL));
+    ADD_NODE(g, node("Concat", "cat", "b1,m1", "shp", attr_i("axis", 0), NULL));
+    ADD_NODE(g, node("Reshape", "rs", "x,shp", "r", NULL));
+    ADD_NODE(g, node("Shape", "sh1", "x", "s1", attr_i("start", -2), NULL));
+    ADD_NODE(g, node("Squeeze", "sq", "u13,ax0", "u3", NULL));
+    ADD_NODE(g, node("Gather", "gx", "x,cols", "gx", attr_i("axis", 1), NULL));
+    return g;
+}
+
+static void check_ints(const npk_model *m, const char *name, size_t n, const int64_t *want)
+{
+    const npk_value *v = val(m, name);
+    NPK_REPORT(v && v->data && v->elems == n && memcmp(v->data, want, n * 8) == 0,
+               "value '%s': not the constant expected\n", name);
+}
+
+static void test_shape_chain(void)
+{
+    char err[512];
+    graph g = shape_chain();
+    npk_model *m = roundtrip(&g, 0, err, sizeof err);
+    NPK_CHECK(m != NULL);
+    if (!m) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    /* x is [N, 2, 3] with N taken as 1: Shape [1, 2, 3]; entry 0 is the scalar 1; unsqueezed
+     * [1]; with [-1] appended [1, -1]; x reshaped to [1, 6] */
+    check_val(m, "s", NPK_DT_INT64, DIMS(3));
+    check_ints(m, "s", 3, (int64_t[]){1, 2, 3});
+    check_val(m, "b", NPK_DT_INT64, SCALAR);
+    check_ints(m, "b", 1, (int64_t[]){1});
+    check_ints(m, "b1", 1, (int64_t[]){1});
+    check_ints(m, "shp", 2, (int64_t[]){1, -1});
+    check_val(m, "r", F, DIMS(1, 6));
+    NPK_CHECK(node_named(m, "sh")->folded && node_named(m, "ga")->folded &&
+              node_named(m, "un")->folded && node_named(m, "cat")->folded);
+    NPK_CHECK(!node_named(m, "rs")->folded);
+    /* start -2 of rank 3: dimensions 1..2 */
+    check_ints(m, "s1", 2, (int64_t[]){2, 3});
+    /* [[7, 8, 9]] squeezed on axis 0: [7, 8, 9] */
+    check_val(m, "u3", NPK_DT_INT64, DIMS(3));
+    check_ints(m, "u3", 3, (int64_t[]){7, 8, 9});
+    /* x [1, 2, 3] gathered along axis 1 by [1, 0]: [1, 2, 3], not a constant */
+    check_val(m, "gx", F, DIMS(1, 2, 3));
+    NPK_CHECK(!node_named(m, "gx")->folded && val(m, "gx")->data == NULL);
+    npk_model_free(m);
+
+    /* an index out of range, a Concat without its axis, a Squeeze of a dimension of 3 */
+    g = shape_chain();
+    g.inits[0] = tensor("i0", NPK_DT_INT64, SCALAR, (int64_t[]){3});
+    expect_error(&g, 0, "(Gather): index 3 (element 0 of 'i0') is out of range for dimension 3");
+    g = shape_chain();
+    g.nodes[3] = node("Concat", "cat", "b1,m1", "shp", NULL);
+    expect_error(&g, 0, "(Concat): has no axis attribute");
+    g = shape_chain();
+    g.nodes[6] = node("Squeeze", "sq", "u13,cols", "u3", NULL);
+    expect_error(&g, 0, "(Squeeze): cannot squeeze axis 1 of size 3");
+
+}
+
 static void expect_error(const graph *g, long keep, const char *want)
 {
     char err[512] = "";
@@ -628,6 +708,7 @@ int main(int argc, char **argv)
     test_broadcast();
     test_qlinear();
     test_fold();
+    test_shape_chain();
     test_transformer_ops();
     test_qconv();
     test_errors();

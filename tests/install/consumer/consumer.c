@@ -1,6 +1,9 @@
 /* A program outside npukit that uses only the installed package: built by tests/install with
  * pkg-config and with find_package(npukit). It checks the linked library's version, runs a toy
- * program (sum 1..10 through the assembler and simulator) and a pccx host-API call. */
+ * program (sum 1..10 through the assembler and simulator), a pccx host-API call, and the model
+ * API's ONNX reader on bytes that are no model (linking the static library so needs what
+ * npukit.pc's Libs.private and the CMake package name: libprotobuf-c). */
+#include <npukit/model.h>
 #include <npukit/npukit.h>
 #include <npukit/pccx.h>
 #include <stdio.h>
@@ -41,6 +44,13 @@ int main(void)
     }
     int sync = pccx_sync(c, 0);
     pccx_deinit(c);
+
+    npk_nn *nn;
+    npk_status st = npk_nn_open_buffer(&nn, "\x0a\xff", 2, "junk", err, sizeof err);
+    if (st != (npk_nn_supported() ? NPK_ERR_FORMAT : NPK_ERR_UNSUPPORTED) || nn) {
+        printf("FAIL: npk_nn_open_buffer of junk: %s (%s)\n", npk_status_name(st), err);
+        return 1;
+    }
 
     printf("npukit %s: toy sum 1..10 = %lld, pccx sync %d\n", npk_version(),
            (long long)stop.exit_code, sync);

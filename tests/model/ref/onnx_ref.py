@@ -395,6 +395,62 @@ def op_identity(ins, _, __):
     return [ins[0]]
 
 
+def op_shape(ins, at, _):
+    r = ins[0].ndim
+    start, end = at.get("start", 0), at.get("end", r)
+    start, end = (v + r if v < 0 else v for v in (start, end))
+    start, end = (min(max(v, 0), r) for v in (start, end))
+    return [np.array(ins[0].shape[start:end], dtype=np.int64)]
+
+
+def op_gather(ins, at, _):
+    x, idx = ins[0], np.asarray(ins[1]).astype(np.int64)
+    a = _axis(at.get("axis", 0), x.ndim, "Gather")
+    d = x.shape[a]
+    if idx.size and (idx.min() < -d or idx.max() >= d):
+        raise RefError("Gather: an index is out of range for dimension %d" % d)
+    return [np.take(x, np.where(idx < 0, idx + d, idx), axis=a)]
+
+
+def _axes(ins, at, opset, op):
+    if opset >= 13:
+        return None if len(ins) < 2 or ins[1] is None else [int(v) for v in ins[1].reshape(-1)]
+    return at.get("axes")
+
+
+def op_unsqueeze(ins, at, opset):
+    x, axes = ins[0], _axes(ins, at, opset, "Unsqueeze")
+    if not axes:
+        raise RefError("Unsqueeze: no axes")
+    r = x.ndim + len(axes)
+    axes = sorted(_axis(a, r, "Unsqueeze") for a in axes)
+    if len(set(axes)) != len(axes):
+        raise RefError("Unsqueeze: an axis is named twice")
+    for a in axes:
+        x = np.expand_dims(x, a)
+    return [x]
+
+
+def op_squeeze(ins, at, opset):
+    x, axes = ins[0], _axes(ins, at, opset, "Squeeze")
+    if axes is None:
+        return [x.reshape([d for d in x.shape if d != 1])]
+    axes = [_axis(a, x.ndim, "Squeeze") for a in axes]
+    if any(x.shape[a] != 1 for a in axes):
+        raise RefError("Squeeze: an axis is not of size 1")
+    return [np.squeeze(x, axis=tuple(axes))]
+
+
+def op_concat(ins, at, _):
+    if "axis" not in at:
+        raise RefError("Concat: no axis")
+    a = _axis(at["axis"], ins[0].ndim, "Concat")
+    try:
+        return [np.concatenate(ins, axis=a)]
+    except ValueError as e:
+        raise RefError("Concat: %s" % e)
+
+
 def op_constant(_, at, __):
     if "value" in at:
         return [at["value"]]
@@ -474,7 +530,8 @@ OPS = {
     "Softmax": op_softmax, "LayerNormalization": op_layer_norm, "ReduceMean": op_reduce_mean,
     "Conv": op_conv, "MaxPool": op_max_pool, "AveragePool": op_avg_pool,
     "Flatten": op_flatten, "Reshape": op_reshape, "Transpose": op_transpose,
-    "Identity": op_identity, "Constant": op_constant,
+    "Identity": op_identity, "Constant": op_constant, "Shape": op_shape, "Gather": op_gather,
+    "Unsqueeze": op_unsqueeze, "Squeeze": op_squeeze, "Concat": op_concat,
     "QuantizeLinear": op_quantize, "DequantizeLinear": op_dequantize,
     "QLinearMatMul": op_qlinear_matmul, "QLinearConv": op_qlinear_conv,
 }

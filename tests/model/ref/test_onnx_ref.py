@@ -329,6 +329,29 @@ def test_operators():
     qs[0] = np.array([[[[200, 0], [0, 0]]]], u8)
     check("QLinearConv saturates", "QLinearConv", qs,
           [[[[127, 0], [0, 0]], [[-128, 0], [0, 0]]]], exact=True)
+    # x.view(x.size(0), -1) as PyTorch exports it, one operator at a time, on x of [4, 2, 3]
+    x423 = np.zeros((4, 2, 3), f32)
+    check("Shape", "Shape", [x423], [4, 2, 3], exact=True, dtype=np.int64)
+    check("Shape start -2", "Shape", [x423], [2, 3], {"start": -2}, exact=True)
+    check("Shape end 1", "Shape", [x423], [4], {"end": 1}, exact=True)
+    check("Gather scalar index", "Gather", [np.array([4, 2, 3], np.int64), np.array(0)], 4,
+          exact=True)
+    check("Unsqueeze axes input", "Unsqueeze", [np.array(4), np.array([0])], [4], exact=True)
+    check("Unsqueeze axes attribute (opset 11)", "Unsqueeze", [np.array(4)], [4],
+          {"axes": [0]}, opset=11, exact=True)
+    check("Concat", "Concat", [np.array([4]), np.array([-1])], [4, -1], {"axis": 0},
+          exact=True)
+    # rows 1 then 0 of [[1,2,3],[4,5,6]] (axis 0); columns -1 and 0 (axis 1)
+    M = np.array([[1, 2, 3], [4, 5, 6]], f32)
+    check("Gather rows", "Gather", [M, np.array([1, 0])], [[4, 5, 6], [1, 2, 3]], exact=True)
+    check("Gather negative column", "Gather", [M, np.array([-1, 0])], [[3, 1], [6, 4]],
+          {"axis": 1}, exact=True)
+    check("Squeeze all ones", "Squeeze", [np.zeros((1, 3, 1), f32)], np.zeros(3), exact=True)
+    check("Squeeze axis", "Squeeze", [np.zeros((1, 3, 1), f32), np.array([0])],
+          np.zeros((3, 1)), exact=True)
+    check_error("Gather out of range", "Gather", [M, np.array([2])], "out of range")
+    check_error("Squeeze a 3", "Squeeze", [M, np.array([1])], "not of size 1")
+    check_error("Concat without axis", "Concat", [M, M], "no axis")
     check_error("unknown operator", "Einsum", [A], "not supported")
 
 
