@@ -220,17 +220,23 @@ def classifier_main(name, description, build, shape, epochs, n_samples=8):
                                     "_torch.npy")], t0)
 
 
-def block_main(name, description, build, shape, n_samples=4):
-    """Export an untrained block with seeded weights: NAME.onnx, NAME.npz, a seeded normal input
-    NAME_samples.npy (float32 [n_samples] + shape) and PyTorch's output NAME_torch.npy, the
-    reference checked against it."""
+def block_main(name, description, build, shape, n_samples=4, train=None, epochs=0):
+    """Export a block: NAME.onnx, NAME.npz, a seeded normal input NAME_samples.npy (float32
+    [n_samples] + shape) and PyTorch's output NAME_torch.npy, the reference checked against it.
+    With `train` (train(torch, model, epochs, seed)) the block is trained first for --epochs
+    (default `epochs`); without, its weights are the seeded ones and --epochs must be 0."""
     import numpy as np
-    args = arg_parser(description, 0).parse_args()
-    if args.epochs != 0:
+    args = arg_parser(description, epochs).parse_args()
+    if train is None and args.epochs != 0:
         fail("the block is not trained: --epochs must be 0")
+    if train is not None and args.epochs < 1:
+        fail("--epochs must be at least 1")
     torch = setup_torch(args.seed)
     t0 = time.time()
     model = build(torch)
+    if train is not None:
+        train(torch, model, args.epochs, args.seed)
+        print("training took %.1f s" % (time.time() - t0))
     model.eval()
     x = torch.randn(n_samples, *shape)
     with torch.no_grad():
