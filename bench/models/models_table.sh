@@ -7,13 +7,13 @@
 #
 # usage: bench/models/models_table.sh [--limit N] [--models LIST] [--npukit PATH] [--out FILE]
 #   --limit N     the first N test images only (default all 10,000)
-#   --models L    these models only (default "mlp mlp_qdq lenet lenet_qlinear transformer_block")
+#   --models L    these models only (default "mlp mlp_qdq lenet lenet_qlinear transformer_block rmsnorm_block")
 #   --npukit P    the npukit to run (default build/npukit)
 #   --out FILE    also write the table to FILE
 # Needs NumPy (python3-numpy) and the dataset (dataset-fashion-mnist).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-NPK=$ROOT/build/npukit LIMIT= OUT= MODELS="mlp mlp_qdq lenet lenet_qlinear transformer_block"
+NPK=$ROOT/build/npukit LIMIT= OUT= MODELS="mlp mlp_qdq lenet lenet_qlinear transformer_block rmsnorm_block"
 while [ $# -gt 0 ]; do
   case $1 in
     --limit) LIMIT=$2; shift 2 ;;
@@ -51,12 +51,15 @@ row() { printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$@"; }
   for m in $MODELS; do
     f=$ROOT/models/onnx/$m.onnx
     [ -f "$f" ] || continue
-    if [ "$m" = transformer_block ]; then
+    ts=$targets
+    if [ "$m" = transformer_block ] || [ "$m" = rmsnorm_block ]; then
+      # the sequence models: their samples; rvnpu's fp32 too (its int8 refuses them)
       args="--input $ROOT/models/onnx/${m}_samples.npy --calib $ROOT/models/onnx/${m}_samples.npy"
+      ts=$(sed 's/\<rvnpu\>/rvnpu rvnpu:precision=fp32/' <<<"$targets")
     else
       args="--input $T/test_x.npy --labels $T/test_y.npy --calib $T/calib_x.npy --scale 0.00392156862745098 $lim"
     fi
-    for t in $targets; do
+    for t in $ts; do
       # shellcheck disable=SC2086
       out=$("$NPK" run-model -t "$t" $args "$f" 2>"$T/err")
       if [ $? != 0 ]; then

@@ -220,6 +220,36 @@ def classifier_main(name, description, build, shape, epochs, n_samples=8):
                                     "_torch.npy")], t0)
 
 
+def block_main(name, description, build, shape, n_samples=4, train=None, epochs=0):
+    """Export a block: NAME.onnx, NAME.npz, a seeded normal input NAME_samples.npy (float32
+    [n_samples] + shape) and PyTorch's output NAME_torch.npy, the reference checked against it.
+    With `train` (train(torch, model, epochs, seed)) the block is trained first for --epochs
+    (default `epochs`); without, its weights are the seeded ones and --epochs must be 0."""
+    import numpy as np
+    args = arg_parser(description, epochs).parse_args()
+    if train is None and args.epochs != 0:
+        fail("the block is not trained: --epochs must be 0")
+    if train is not None and args.epochs < 1:
+        fail("--epochs must be at least 1")
+    torch = setup_torch(args.seed)
+    t0 = time.time()
+    model = build(torch)
+    if train is not None:
+        train(torch, model, args.epochs, args.seed)
+        print("training took %.1f s" % (time.time() - t0))
+    model.eval()
+    x = torch.randn(n_samples, *shape)
+    with torch.no_grad():
+        y = model(x).numpy()
+    out = os.path.join(args.out_dir, name)
+    export(torch, model, x[:1], out + ".onnx")
+    write_sidecar(out + ".onnx", out + ".npz")
+    np.save(out + "_samples.npy", x.numpy())
+    np.save(out + "_torch.npy", y)
+    check_reference(name, out + ".npz", x.numpy(), y, 1e-5)
+    report_files([out + s for s in (".onnx", ".npz", "_samples.npy", "_torch.npy")], t0)
+
+
 def report_files(paths, t0):
     for p in paths:
         with open(p, "rb") as f:

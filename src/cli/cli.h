@@ -120,6 +120,7 @@ int npk_cmd_gdb(int argc, char **argv);
 int npk_cmd_sweep(int argc, char **argv);
 int npk_cmd_model_info(int argc, char **argv);
 int npk_cmd_run_model(int argc, char **argv);
+int npk_cmd_train_model(int argc, char **argv);
 /* `npukit compile MODEL.onnx ...` (npk_cmd_compile hands .onnx models to it). */
 int npk_cmd_compile_model(int argc, char **argv);
 

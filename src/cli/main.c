@@ -19,6 +19,7 @@ static const struct {
     {"sweep", npk_cmd_sweep, "run a design-space sweep (points in parallel, or on Dask)"},
     {"model-info", npk_cmd_model_info, "read an ONNX model: its graph, shapes, parameters, MACs"},
     {"run-model", npk_cmd_run_model, "run an ONNX model on a target (or the float64 host run)"},
+    {"train-model", npk_cmd_train_model, "train an ONNX MLP on tinytpu (Q8.8 SGD steps, checked)"},
 };
 
 const char *npk_cli_command(size_t i)
@@ -58,7 +59,7 @@ static void usage(FILE *f)
             "      --timeline FILE         Chrome trace-event timeline (Perfetto)\n"
             "\n"
             "exit status:\n"
-            "  asm, disasm, info, demo, compile, model-info, run-model: 0 success, 1 errors in the input, 2 usage error\n"
+            "  asm, disasm, info, demo, compile, model-info, run-model, train-model: 0 success, 1 errors in the input, 2 usage error\n"
             "  debug: 0 session ended, 1 a --batch command failed, 125 could not start\n"
             "  run: the program's own exit status when it ends normally (0 for targets\n"
             "       without an exit call), 124 instruction or cycle budget exhausted,\n"
@@ -111,7 +112,7 @@ static int dispatch(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(cmd, commands[i].name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "npukit: unknown command '%s' (commands: asm, disasm, run, debug, info, demo, compile, gdb, sweep, model-info, run-model; "
+    fprintf(stderr, "npukit: unknown command '%s' (commands: asm, disasm, run, debug, info, demo, compile, gdb, sweep, model-info, run-model, train-model; "
                     "see 'npukit --help')\n", cmd);
     return NPK_EXIT_USAGE;
 }

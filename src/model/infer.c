@@ -804,7 +804,8 @@ int npk_model_infer(npk_reader *r, int idx, const void *proto)
         break;
     }
     case NPK_OP_RELU: case NPK_OP_LEAKY_RELU: case NPK_OP_GELU: case NPK_OP_ERF:
-    case NPK_OP_SQRT: case NPK_OP_TANH: case NPK_OP_SIGMOID: case NPK_OP_IDENTITY:
+    case NPK_OP_SQRT: case NPK_OP_RECIPROCAL: case NPK_OP_TANH: case NPK_OP_SIGMOID:
+    case NPK_OP_IDENTITY:
         if (check_arity(c, 1, 1, 1, 1) != 0)
             return -1;
         if (n->op != NPK_OP_IDENTITY && n->op != NPK_OP_RELU && !is_float(in(c, 0)->dtype))

@@ -87,3 +87,25 @@ int npk_lower_fail(char *err, size_t err_size, const npk_plan *p, size_t layer, 
     va_end(ap);
     return -1;
 }
+
+int npk_lower_chain_only(const npk_plan *p, const char *target, const char *why, char *err,
+                         size_t err_size)
+{
+    for (size_t i = 0; p && i < p->n_layers; i++) {
+        const npk_layer *l = &p->layers[i];
+        if (l->kind > NPK_LAYER_ACT)
+            return npk_lower_fail(err, err_size, p, i, "%s lowers chains of dense, conv, pool, "
+                                  "softmax and activation layers; a %s layer (of a sequence "
+                                  "model: normalisation, attention, residual) is not lowered "
+                                  "to it (%s)", target, npk_layer_kind_name(l->kind), why);
+        if (l->kind == NPK_LAYER_DENSE && l->rows > 1)
+            return npk_lower_fail(err, err_size, p, i, "%s lowers dense layers on one vector; "
+                                  "this one applies to each of %d rows of a sequence (%s)",
+                                  target, l->rows, why);
+        if (l->in != (int)i || l->out != (int)i + 1)
+            return npk_lower_fail(err, err_size, p, i, "%s lowers a chain of layers (each "
+                                  "reading the one before); this layer reads tensor %d and "
+                                  "writes %d", target, l->in, l->out);
+    }
+    return 0;
+}

@@ -53,4 +53,11 @@ int npk_lower_fail(char *err, size_t err_size, const npk_plan *p, size_t layer, 
 #endif
     ;
 
+/* For the lowerings that take chains only: -1 with "layer I (...): TARGET lowers ... (WHY)" for
+ * the first layer of a sequence kind (plan.h: LAYERNORM and after) or a dense layer of several
+ * rows, "... a chain ..." for a layer outside the chain (in != i, out != i + 1); 0 for a
+ * chain. `why`: the target's reason, in a few words. */
+int npk_lower_chain_only(const npk_plan *p, const char *target, const char *why, char *err,
+                         size_t err_size);
+
 #endif

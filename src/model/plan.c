@@ -16,6 +16,9 @@ typedef struct builder {
     size_t cap_layers, cap_tensors;
     char *err;
     size_t err_size;
+    int *vt;              /* per IR value: its tensor, or -1 */
+    int *vl;              /* per IR value: the open layer it is the result of, or -1 */
+    int *lval;            /* per layer (cap_layers): the value an open layer has reached */
 } builder;
 
 static int bfail(builder *b, int node, const char *fmt, ...)
@@ -42,7 +45,9 @@ static int bfail(builder *b, int node, const char *fmt, ...)
 
 const char *npk_layer_kind_name(npk_layer_kind k)
 {
-    static const char *const names[] = {"dense", "conv", "maxpool", "avgpool", "softmax", "act"};
+    static const char *const names[] = {"dense",   "conv",   "maxpool",   "avgpool",
+                                        "softmax", "act",    "layernorm", "rmsnorm",
+                                        "matmul",  "transpose", "add",    "scale"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
@@ -52,13 +57,13 @@ const char *npk_act_name(npk_act a)
     return (unsigned)a < sizeof names / sizeof names[0] ? names[a] : "?";
 }
 
-/* A tensor of the plan from an IR value of shape [1, F] or [1, C, H, W]. */
+/* A tensor of the plan from an IR value of shape [1, F], [1, S, D] or [1, C, H, W]. */
 static int add_tensor(builder *b, int node, const npk_value *v)
 {
     npk_plan *p = b->p;
-    if (v->rank != 2 && v->rank != 4)
-        return bfail(b, node, "'%s' has rank %d: the plan takes [1, F] and [1, C, H, W] tensors",
-                     v->name, v->rank);
+    if (v->rank < 2 || v->rank > 4)
+        return bfail(b, node, "'%s' has rank %d: the plan takes [1, F], [1, S, D] and "
+                     "[1, C, H, W] tensors", v->name, v->rank);
     if (v->dims[0] != 1)
         return bfail(b, node, "'%s' has batch %lld: the plan runs one input at a time (batch 1)",
                      v->name, (long long)v->dims[0]);
@@ -91,11 +96,14 @@ static npk_layer *add_layer(builder *b, int node, npk_layer_kind kind)
     if (p->n_layers == b->cap_layers) {
         size_t cap = b->cap_layers ? 2 * b->cap_layers : 8;
         npk_layer *l = realloc(p->layers, cap * sizeof *l);
-        if (!l) {
+        int *lv = l ? realloc(b->lval, cap * sizeof *lv) : NULL;
+        if (l)
+            p->layers = l;
+        if (!lv) {
             bfail(b, node, "out of memory");
             return NULL;
         }
-        p->layers = l;
+        b->lval = lv;
         b->cap_layers = cap;
     }
     npk_layer *l = &p->layers[p->n_layers++];
@@ -104,8 +112,9 @@ static npk_layer *add_layer(builder *b, int node, npk_layer_kind kind)
     l->node = node;
     l->name = b->m->nodes[node].name;
     l->op = npk_op_name(b->m->nodes[node].op);
-    l->in = (int)p->n_tensors - 1;
-    l->out = -1;   /* open until the next layer or a view closes it (close_layer) */
+    l->in = l->in2 = -1;
+    l->out = -1;   /* open until a node reads its result (close_at) */
+    l->rows = l->batch = 1;
     l->sh = l->sw = 1;
     l->kh = l->kw = 1;
     return l;
@@ -178,18 +187,113 @@ static int dense_bias(builder *b, int ni, const npk_value *c, npk_layer *l)
     return 0;
 }
 
-static int build_dense(builder *b, int ni, int *cur)
+/* ---- values, tensors and open layers ----
+ * Every IR value the plan computes maps to a tensor (vt) once it is materialised; a layer stays
+ * open while a bias Add or an activation may still merge into it (vl: the open layer a value is
+ * the result of; lval: the value an open layer has reached). A layer is closed, its output
+ * tensor made from the value it reached, when a node reads that value for anything else, or
+ * at the end. Nodes come in topological order, so layers and tensors do too. */
+
+/* How many non-folded nodes read value v (a node reading it twice counts once). */
+static int readers(const npk_model *m, int v)
+{
+    int k = 0;
+    for (size_t i = 0; i < m->n_nodes; i++) {
+        const npk_node *n = &m->nodes[i];
+        if (n->folded)
+            continue;
+        int reads = 0;
+        for (int j = 0; j < n->n_in; j++)
+            reads |= n->in[j] == v;
+        k += reads;
+    }
+    return k;
+}
+
+static int close_at(builder *b, int node, int li)
+{
+    npk_plan *p = b->p;
+    int v = b->lval[li];
+    int t = add_tensor(b, node, &b->m->values[v]);
+    if (t < 0)
+        return -1;
+    npk_layer *l = &p->layers[li];
+    l->out = t;
+    if (l->kind == NPK_LAYER_SOFTMAX)
+        l->row = (int)b->m->values[v].dims[b->m->values[v].rank - 1];
+    b->vt[v] = t;
+    b->vl[v] = -1;
+    return t;
+}
+
+/* The tensor holding value v (closing the layer that reached it), or -1 with a message. */
+static int tensor_of(builder *b, int node, int v)
+{
+    if (b->vt[v] >= 0)
+        return b->vt[v];
+    if (b->vl[v] >= 0)
+        return close_at(b, node, b->vl[v]);
+    const npk_value *x = &b->m->values[v];
+    if (x->data)
+        return bfail(b, node, "reads the constant '%s' where the plan takes an activation",
+                     x->name);
+    return bfail(b, node, "reads '%s', which no layer of the plan computes", x->name);
+}
+
+/* A new layer at node ni reading value x, open at value outv. */
+static npk_layer *start_layer(builder *b, int ni, npk_layer_kind kind, int x, int outv)
+{
+    int t = tensor_of(b, ni, x);
+    if (t < 0)
+        return NULL;
+    npk_layer *l = add_layer(b, ni, kind);
+    if (!l)
+        return NULL;
+    l->in = t;
+    b->lval[b->p->n_layers - 1] = outv;
+    b->vl[outv] = (int)b->p->n_layers - 1;
+    return l;
+}
+
+/* The open layer whose result is v, when a node may extend it (nothing else reads v and v is
+ * not the graph's output; `sole` 0 when a pattern checked the readers itself), or NULL. */
+static npk_layer *extendable(builder *b, int v, int sole)
+{
+    if (b->vl[v] < 0 || b->m->values[v].is_output || (sole && readers(b->m, v) != 1))
+        return NULL;
+    return &b->p->layers[b->vl[v]];
+}
+
+static void extend(builder *b, npk_layer *l, int v, int to)
+{
+    int li = (int)(l - b->p->layers);
+    b->vl[v] = -1;
+    b->vl[to] = li;
+    b->lval[li] = to;
+}
+
+/* The IR dimensions of a value without the batch, their product over [from, to). */
+static int64_t dims_prod(const npk_value *v, int from, int to)
+{
+    int64_t k = 1;
+    for (int i = from; i < to; i++)
+        k *= v->dims[i];
+    return k;
+}
+
+static int build_dense(builder *b, int ni, int x_v)
 {
     const npk_model *m = b->m;
     const npk_node *n = &m->nodes[ni];
-    const npk_value *x = &m->values[*cur];
+    const npk_value *x = &m->values[x_v];
     int gemm = n->op == NPK_OP_GEMM;
     const npk_value *w = const_f32(b, ni, 1, "weight");
     if (!w)
         return -1;
-    if (w->rank != 2 || x->rank != 2)
-        return bfail(b, ni, "the plan takes [1, K] x [K, N] products (input rank %d, weight "
-                     "rank %d)", x->rank, w->rank);
+    if (w->rank != 2 || (gemm ? x->rank != 2 : x->rank < 2 || x->rank > 4))
+        return bfail(b, ni, "the plan takes [1, K] x [K, N] products%s (input rank %d, weight "
+                     "rank %d)", gemm ? "" : " and [1, S, K] x [K, N] on sequences", x->rank,
+                     w->rank);
     int trans_b = gemm && attr_i(n, "transB", 0) != 0;
     if (gemm && attr_i(n, "transA", 0) != 0)
         return bfail(b, ni, "transA = 1 is not lowered (the activation must be [1, K])");
@@ -198,11 +302,12 @@ static int build_dense(builder *b, int ni, int *cur)
         return bfail(b, ni, "alpha %g and beta %g must be finite", alpha, beta);
     int k_in = (int)(trans_b ? w->dims[1] : w->dims[0]);
     int n_out = (int)(trans_b ? w->dims[0] : w->dims[1]);
-    npk_layer *l = add_layer(b, ni, NPK_LAYER_DENSE);
+    npk_layer *l = start_layer(b, ni, NPK_LAYER_DENSE, x_v, n->out[0]);
     if (!l)
         return -1;
     l->n_in = k_in;
     l->n_out = n_out;
+    l->rows = (int)dims_prod(x, 1, x->rank - 1);
     float *wt = fdup(b, ni, (size_t)k_in * (size_t)n_out);
     if (!wt)
         return -1;
@@ -212,7 +317,6 @@ static int build_dense(builder *b, int ni, int *cur)
         for (int i = 0; i < k_in; i++)
             wt[(size_t)o * k_in + i] = (float)(alpha * (trans_b ? src[(size_t)o * k_in + i]
                                                                 : src[(size_t)i * n_out + o]));
-    int out = n->out[0];
     if (gemm && n->n_in > 2 && n->in[2] >= 0) {
         const npk_value *c = const_f32(b, ni, 2, "bias C");
         if (!c || dense_bias(b, ni, c, l) != 0)
@@ -227,34 +331,28 @@ static int build_dense(builder *b, int ni, int *cur)
     for (int o = 0; l->b && o < n_out; o++)
         if (!isfinite(l->b[o]))
             return bfail(b, ni, "beta %g times the bias overflows float32", beta);
-    *cur = out;
     return 0;
 }
 
 /* An Add right after a MatMul (or a Gemm without C) whose other operand is a constant: the
  * layer's bias. Returns 1 when merged, 0 when not this pattern, -1 on error. */
-static int merge_bias(builder *b, int ni, int *cur)
+static int merge_bias(builder *b, int ni, int x)
 {
     const npk_model *m = b->m;
     const npk_node *n = &m->nodes[ni];
-    npk_plan *p = b->p;
-    if (n->op != NPK_OP_ADD || !p->n_layers)
+    npk_layer *l = extendable(b, x, 1);
+    if (n->op != NPK_OP_ADD || !l || l->kind != NPK_LAYER_DENSE || l->b ||
+        l->act != NPK_ACT_NONE || m->nodes[l->node].out[0] != x)
         return 0;
-    npk_layer *l = &p->layers[p->n_layers - 1];
-    if (l->kind != NPK_LAYER_DENSE || l->b || l->act != NPK_ACT_NONE ||
-        m->nodes[l->node].out[0] != *cur)
-        return 0;
-    int other = n->in[0] == *cur ? 1 : n->in[1] == *cur ? 0 : -1;
+    int other = n->in[0] == x ? 1 : n->in[1] == x ? 0 : -1;
     if (other < 0 || !m->values[n->in[other]].data)
         return 0;
     const npk_value *c = const_f32(b, ni, other, "bias");
     if (!c || dense_bias(b, ni, c, l) != 0)
         return -1;
-    *cur = n->out[0];
+    extend(b, l, x, n->out[0]);
     return 1;
 }
-
-static int close_layer(builder *b, int node, int cur);
 
 static int window_attrs(builder *b, int ni, npk_layer *l, const int64_t *kernel)
 {
@@ -283,7 +381,7 @@ static int window_attrs(builder *b, int ni, npk_layer *l, const int64_t *kernel)
     return 0;
 }
 
-static int build_conv(builder *b, int ni, int *cur)
+static int build_conv(builder *b, int ni, int x)
 {
     const npk_node *n = &b->m->nodes[ni];
     if (attr_i(n, "group", 1) != 1)
@@ -291,7 +389,7 @@ static int build_conv(builder *b, int ni, int *cur)
     const npk_value *w = const_f32(b, ni, 1, "weight");
     if (!w)
         return -1;
-    npk_layer *l = add_layer(b, ni, NPK_LAYER_CONV);
+    npk_layer *l = start_layer(b, ni, NPK_LAYER_CONV, x, n->out[0]);
     if (!l || window_attrs(b, ni, l, w->dims + 2) != 0)
         return -1;
     l->n_out = (int)w->dims[0];
@@ -306,11 +404,10 @@ static int build_conv(builder *b, int ni, int *cur)
         if (!c || dense_bias(b, ni, c, l) != 0)
             return -1;
     }
-    *cur = n->out[0];
     return 0;
 }
 
-static int build_pool(builder *b, int ni, int *cur)
+static int build_pool(builder *b, int ni, int x)
 {
     const npk_node *n = &b->m->nodes[ni];
     const npk_attr *k = npk_node_attr(n, "kernel_shape");
@@ -318,45 +415,38 @@ static int build_pool(builder *b, int ni, int *cur)
         return bfail(b, ni, "needs a 2-D kernel_shape");
     if (n->n_out > 1 && n->out[1] >= 0 && b->m->values[n->out[1]].is_output)
         return bfail(b, ni, "the Indices output is not lowered");
-    npk_layer *l = add_layer(b, ni, n->op == NPK_OP_MAX_POOL ? NPK_LAYER_MAXPOOL
-                                                              : NPK_LAYER_AVGPOOL);
+    npk_layer *l = start_layer(b, ni, n->op == NPK_OP_MAX_POOL ? NPK_LAYER_MAXPOOL
+                                                                : NPK_LAYER_AVGPOOL, x, n->out[0]);
     if (!l || window_attrs(b, ni, l, k->ints) != 0)
         return -1;
     l->count_include_pad = (int)attr_i(n, "count_include_pad", 0);
-    l->n_in = l->n_out = (int)b->m->values[*cur].dims[1];
-    *cur = n->out[0];
+    l->n_in = l->n_out = (int)b->m->values[x].dims[1];
     return 0;
 }
 
-/* An activation node: merged into the layer before when that layer produced `cur` and has
- * none yet (dense, conv), else an ACT layer of its own. */
-/* Apply activation `act` to the chain's value, node `ni` (for messages) ending at value
- * `out`: merged into the layer before when that layer produced the value and has none yet
- * (dense, conv), else an ACT layer of its own. */
-static int apply_act(builder *b, int ni, npk_act act, double alpha, int *cur, int out)
+/* Apply activation `act` to value x at node `ni`, ending at value `out`: merged into the
+ * dense or conv layer that produced x when it has none yet and x has no other reader (`sole`:
+ * check that here), else an ACT layer of its own. */
+static int apply_act(builder *b, int ni, npk_act act, double alpha, int x, int out, int sole)
 {
-    npk_plan *p = b->p;
-    npk_layer *last = p->n_layers ? &p->layers[p->n_layers - 1] : NULL;
+    npk_layer *last = extendable(b, x, sole);
     if (last && (last->kind == NPK_LAYER_DENSE || last->kind == NPK_LAYER_CONV) &&
-        last->act == NPK_ACT_NONE && last->out < 0) {
+        last->act == NPK_ACT_NONE) {
         last->act = act;
         last->alpha = alpha;
-        *cur = out;
+        extend(b, last, x, out);
         return 0;
     }
-    if (close_layer(b, ni, *cur) != 0)
-        return -1;
-    npk_layer *l = add_layer(b, ni, NPK_LAYER_ACT);
+    npk_layer *l = start_layer(b, ni, NPK_LAYER_ACT, x, out);
     if (!l)
         return -1;
     l->act = act;
     l->alpha = alpha;
-    *cur = out;
     return 0;
 }
 
 /* An activation node. */
-static int build_act(builder *b, int ni, int *cur)
+static int build_act(builder *b, int ni, int x)
 {
     const npk_node *n = &b->m->nodes[ni];
     npk_act act = n->op == NPK_OP_RELU         ? NPK_ACT_RELU
@@ -372,7 +462,7 @@ static int build_act(builder *b, int ni, int *cur)
     double alpha = n->op == NPK_OP_LEAKY_RELU ? attr_f(n, "alpha", 0.01) : 0.0;
     if (!isfinite(alpha))
         return bfail(b, ni, "alpha %g must be finite", alpha);
-    return apply_act(b, ni, act, alpha, cur, n->out[0]);
+    return apply_act(b, ni, act, alpha, x, n->out[0], 1);
 }
 
 /* The single non-folded node reading value v, or -1 (none, or more than one). */
@@ -411,17 +501,33 @@ static int other_input(const npk_node *n, int a)
     return n->in[0] == a ? n->in[1] : n->in[1] == a ? n->in[0] : -1;
 }
 
+/* Do exactly the nodes of `nodes` (count k) read value x (and nothing else reads it)? */
+static int read_only_by(const npk_model *m, int x, const int *nodes, int k)
+{
+    for (size_t i = 0; i < m->n_nodes; i++) {
+        const npk_node *n = &m->nodes[i];
+        int reads = 0, listed = 0;
+        for (int j = 0; !n->folded && j < n->n_in; j++)
+            reads |= n->in[j] == x;
+        for (int j = 0; j < k; j++)
+            listed |= nodes[j] == (int)i;
+        if (reads != listed)
+            return 0;
+    }
+    return !m->values[x].is_output;
+}
+
 /* The erf form of GELU as PyTorch exports it (docs/models.md, "The plan"):
  *   d = Div(x, sqrt 2); e = Erf(d); a = Add(e, 1); m = Mul(x, a); y = Mul(m, 0.5)
  * with the operands of Add and the Muls in either order, each intermediate read only by the
  * next node and x read only by the Div and the first Mul. Returns 1 and the five node indices
- * when node `ni` starts it on value x. */
-static int match_gelu(const npk_model *m, int ni, int x, int nodes[5])
+ * when node `ni` starts it. */
+static int match_gelu(const npk_model *m, int ni, int nodes[5])
 {
     const npk_node *n0 = &m->nodes[ni];
-    if (n0->op != NPK_OP_DIV || n0->n_in != 2 || n0->in[0] != x ||
-        !const_is(m, n0->in[1], sqrt(2.0)))
+    if (n0->op != NPK_OP_DIV || n0->n_in != 2 || !const_is(m, n0->in[1], sqrt(2.0)))
         return 0;
+    int x = n0->in[0];
     nodes[0] = ni;
     int v = n0->out[0];
     static const npk_op ops[4] = {NPK_OP_ERF, NPK_OP_ADD, NPK_OP_MUL, NPK_OP_MUL};
@@ -440,49 +546,260 @@ static int match_gelu(const npk_model *m, int ni, int x, int nodes[5])
         v = n->out[0];
     }
     /* x feeds exactly the Div and the first Mul */
-    int readers_x = 0;
-    for (size_t i = 0; i < m->n_nodes; i++) {
-        const npk_node *n = &m->nodes[i];
-        int reads = 0;
-        for (int j = 0; !n->folded && j < n->n_in; j++)
-            reads |= n->in[j] == x;
-        if (reads && (int)i != nodes[0] && (int)i != nodes[3])
-            return 0;
-        readers_x += reads;
-    }
-    return readers_x == 2;
+    int feeds[2] = {nodes[0], nodes[3]};
+    return read_only_by(m, x, feeds, 2);
 }
 
-/* Close the last layer: its output tensor is the value `cur` now holds. */
-static int close_layer(builder *b, int node, int cur)
+/* Is ReduceMean node n over the last axis only, keeping it? */
+static int mean_last(const npk_model *m, const npk_node *n)
 {
-    npk_plan *p = b->p;
-    if (!p->n_layers || p->layers[p->n_layers - 1].out >= 0)
+    if (n->op != NPK_OP_REDUCE_MEAN || attr_i(n, "keepdims", 1) != 1)
         return 0;
-    int t = add_tensor(b, node, &b->m->values[cur]);
-    if (t < 0)
+    int rank = m->values[n->in[0]].rank;
+    const npk_attr *a = npk_node_attr(n, "axes");
+    const int64_t *axes = NULL;
+    size_t na = 0;
+    if (a && a->kind == NPK_ATTR_INTS) {
+        axes = a->ints;
+        na = a->n;
+    } else if (n->n_in > 1 && n->in[1] >= 0 && m->values[n->in[1]].data &&
+               m->values[n->in[1]].dtype == NPK_DT_INT64) {
+        axes = m->values[n->in[1]].data;
+        na = (size_t)m->values[n->in[1]].elems;
+    }
+    return na == 1 && (axes[0] == -1 || axes[0] == rank - 1);
+}
+
+/* RMSNorm as PyTorch exports x * rsqrt(mean(x^2, -1, keepdim) + eps) * g and
+ * x / sqrt(mean(x * x, -1, keepdim) + eps) * g (torch 1.13 and 2.x, opset 17):
+ *   s = Pow(x, 2) or Mul(x, x); r = ReduceMean(s, axes [-1], keepdims 1); a = Add(r, eps);
+ *   q = Sqrt(a); then n = Div(x, q), or d = Div(1, q) or Reciprocal(q) (the dynamo
+ *   exporter's rsqrt) and n = Mul(x, d); then optionally
+ *   y = Mul(n, g), g a float constant of the last dimension's size (or one element)
+ * with the operands of Add and the Muls in either order, each intermediate read only by the
+ * next node (x may have other readers: the layer reads it). Returns the count of nodes (in
+ * `nodes`), 0 when node `ni` does not start it; *eps and *gain (a value, or -1). */
+static int match_rms(const npk_model *m, int ni, int nodes[7], double *eps, int *gain)
+{
+    const npk_node *n0 = &m->nodes[ni];
+    if (n0->n_in != 2 || !((n0->op == NPK_OP_POW && const_is(m, n0->in[1], 2.0)) ||
+                           (n0->op == NPK_OP_MUL && n0->in[0] == n0->in[1])))
+        return 0;
+    int x = n0->in[0], k = 0, v = n0->out[0], r;
+    const npk_value *xv = &m->values[x];
+    if (xv->data || xv->dtype != NPK_DT_FLOAT || xv->rank < 2)
+        return 0;
+    nodes[k++] = ni;
+    if ((r = sole_reader(m, v)) < 0 || !mean_last(m, &m->nodes[r]))
+        return 0;
+    nodes[k++] = r;
+    v = m->nodes[r].out[0];
+    if ((r = sole_reader(m, v)) < 0 || m->nodes[r].op != NPK_OP_ADD)
+        return 0;
+    int e = other_input(&m->nodes[r], v);
+    if (e < 0 || !m->values[e].data || m->values[e].dtype != NPK_DT_FLOAT ||
+        m->values[e].elems != 1)
+        return 0;
+    *eps = ((const float *)m->values[e].data)[0];
+    nodes[k++] = r;
+    v = m->nodes[r].out[0];
+    if ((r = sole_reader(m, v)) < 0 || m->nodes[r].op != NPK_OP_SQRT)
+        return 0;
+    nodes[k++] = r;
+    v = m->nodes[r].out[0];
+    if ((r = sole_reader(m, v)) < 0 ||
+        !(m->nodes[r].op == NPK_OP_RECIPROCAL ||
+          (m->nodes[r].op == NPK_OP_DIV && m->nodes[r].in[1] == v)))
+        return 0;
+    int div = r;
+    nodes[k++] = r;
+    if (m->nodes[r].op == NPK_OP_RECIPROCAL || m->nodes[r].in[0] != x) {
+        /* 1 / sqrt (Div of 1, or Reciprocal), then Mul by x */
+        if (m->nodes[r].op == NPK_OP_DIV && !const_is(m, m->nodes[r].in[0], 1.0))
+            return 0;
+        v = m->nodes[r].out[0];
+        if ((r = sole_reader(m, v)) < 0 || m->nodes[r].op != NPK_OP_MUL ||
+            other_input(&m->nodes[r], v) != x)
+            return 0;
+        div = r;
+        nodes[k++] = r;
+    }
+    v = m->nodes[div].out[0];
+    *gain = -1;
+    r = sole_reader(m, v);
+    if (r >= 0 && m->nodes[r].op == NPK_OP_MUL && !m->values[v].is_output) {
+        int g = other_input(&m->nodes[r], v);
+        const npk_value *gv = g >= 0 ? &m->values[g] : NULL;
+        if (gv && gv->data && gv->dtype == NPK_DT_FLOAT &&
+            (gv->elems == 1 || (int64_t)gv->elems == xv->dims[xv->rank - 1])) {
+            *gain = g;
+            nodes[k++] = r;
+        }
+    }
+    return k;
+}
+
+/* A normalisation layer over the last dimension of value x: the gain (a constant of that
+ * many elements or one, or none) into w, the bias into b. */
+static int build_norm(builder *b, int ni, npk_layer_kind kind, int x, int out, double eps,
+                      int gk, int bk)
+{
+    const npk_value *xv = &b->m->values[x];
+    if (xv->rank < 2)
+        return bfail(b, ni, "normalises '%s' of rank %d: the plan takes [1, ..., D]", xv->name,
+                     xv->rank);
+    if (!(eps >= 0) || !isfinite(eps))
+        return bfail(b, ni, "epsilon %g must be finite and not negative", eps);
+    int d = (int)xv->dims[xv->rank - 1];
+    const npk_value *g = gk >= 0 ? const_f32(b, ni, gk, "scale") : NULL;
+    const npk_value *bv = bk >= 0 && b->m->nodes[ni].n_in > bk && b->m->nodes[ni].in[bk] >= 0
+                              ? const_f32(b, ni, bk, "bias")
+                              : NULL;
+    if ((gk >= 0 && !g) || (bk >= 0 && !bv && b->m->nodes[ni].n_in > bk &&
+                            b->m->nodes[ni].in[bk] >= 0))
         return -1;
-    npk_layer *l = &p->layers[p->n_layers - 1];
-    l->out = t;
-    if (l->kind == NPK_LAYER_SOFTMAX)
-        l->row = (int)b->m->values[cur].dims[b->m->values[cur].rank - 1];
+    for (int k = 0; k < 2; k++) {
+        const npk_value *c = k ? bv : g;
+        if (c && c->elems != 1 && c->elems != (uint64_t)d)
+            return bfail(b, ni, "its %s '%s' has %llu elements; the rows have %d",
+                         k ? "bias" : "scale", c->name, (unsigned long long)c->elems, d);
+    }
+    npk_layer *l = start_layer(b, ni, kind, x, out);
+    if (!l)
+        return -1;
+    l->row = l->n_in = l->n_out = d;
+    l->eps = eps;
+    for (int k = 0; k < 2; k++) {
+        const npk_value *c = k ? bv : g;
+        if (!c)
+            continue;
+        float *f = fdup(b, ni, (size_t)d);
+        if (!f)
+            return -1;
+        for (int i = 0; i < d; i++)
+            f[i] = ((const float *)c->data)[c->elems == 1 ? 0 : i];
+        if (k)
+            l->b = f;
+        else
+            l->w = f;
+    }
     return 0;
 }
 
-/* How many non-folded nodes read value v (a node reading it twice counts once). */
-static int readers(const npk_model *m, int v)
+static int build_layernorm(builder *b, int ni, int x)
 {
-    int k = 0;
-    for (size_t i = 0; i < m->n_nodes; i++) {
-        const npk_node *n = &m->nodes[i];
-        if (n->folded)
-            continue;
-        int reads = 0;
-        for (int j = 0; j < n->n_in; j++)
-            reads |= n->in[j] == v;
-        k += reads;
+    const npk_node *n = &b->m->nodes[ni];
+    const npk_value *xv = &b->m->values[x];
+    int64_t axis = attr_i(n, "axis", -1);
+    if (axis != -1 && axis != xv->rank - 1)
+        return bfail(b, ni, "normalises from axis %lld of a rank-%d tensor: the plan takes the "
+                     "last axis", (long long)axis, xv->rank);
+    for (int k = 1; k < n->n_out; k++)
+        if (n->out[k] >= 0 && readers(b->m, n->out[k]) + b->m->values[n->out[k]].is_output)
+            return bfail(b, ni, "its Mean and InvStdDev outputs are not lowered");
+    return build_norm(b, ni, NPK_LAYER_LAYERNORM, x, n->out[0], attr_f(n, "epsilon", 1e-5), 1, 2);
+}
+
+/* MatMul of two activations: [1, (B,) M, K] x [1, (B,) K, N], the batch dimensions equal. */
+static int build_matmul(builder *b, int ni)
+{
+    const npk_model *m = b->m;
+    const npk_node *n = &m->nodes[ni];
+    const npk_value *a = &m->values[n->in[0]], *c = &m->values[n->in[1]];
+    if (a->rank != c->rank || a->rank < 3 || a->rank > 4)
+        return bfail(b, ni, "multiplies '%s' (rank %d) by '%s' (rank %d): the plan takes "
+                     "[1, M, K] x [1, K, N] and [1, B, M, K] x [1, B, K, N] of two activations",
+                     a->name, a->rank, c->name, c->rank);
+    if (a->rank == 4 && a->dims[1] != c->dims[1])
+        return bfail(b, ni, "batches of %lld and %lld: the plan does not broadcast MatMul's "
+                     "batch", (long long)a->dims[1], (long long)c->dims[1]);
+    int in2 = tensor_of(b, ni, n->in[1]);
+    if (in2 < 0)
+        return -1;
+    npk_layer *l = start_layer(b, ni, NPK_LAYER_MATMUL, n->in[0], n->out[0]);
+    if (!l)
+        return -1;
+    l->in2 = in2;
+    l->batch = a->rank == 4 ? (int)a->dims[1] : 1;
+    l->rows = (int)a->dims[a->rank - 2];
+    l->n_in = (int)a->dims[a->rank - 1];
+    l->n_out = (int)c->dims[c->rank - 1];
+    return 0;
+}
+
+static int build_transpose(builder *b, int ni, int x)
+{
+    const npk_node *n = &b->m->nodes[ni];
+    const npk_value *xv = &b->m->values[x];
+    const npk_attr *pa = npk_node_attr(n, "perm");
+    int r = xv->rank;
+    if (r < 2 || r > 4)
+        return bfail(b, ni, "transposes a rank-%d tensor: the plan takes ranks 2 to 4", r);
+    if (pa && (pa->kind != NPK_ATTR_INTS || pa->n != (size_t)r))
+        return bfail(b, ni, "perm does not have %d entries", r);
+    npk_layer *l = start_layer(b, ni, NPK_LAYER_TRANSPOSE, x, n->out[0]);
+    if (!l)
+        return -1;
+    l->trank = r - 1;
+    for (int i = 0; i < r; i++) {
+        int64_t p = pa && pa->kind == NPK_ATTR_INTS && pa->n == (size_t)r ? pa->ints[i]
+                                                                          : r - 1 - i;
+        if ((i == 0) != (p == 0))
+            return bfail(b, ni, "perm moves the batch axis (perm[%d] = %lld): the plan takes "
+                         "permutations that keep axis 0 first", i, (long long)p);
+        if (i > 0) {
+            l->perm[i - 1] = (int)p - 1;
+            l->tdims[i - 1] = (int)xv->dims[i];
+        }
     }
-    return k;
+    return 0;
+}
+
+/* Mul or Div of activation x by a constant scalar. */
+static int build_scale(builder *b, int ni, int x)
+{
+    const npk_node *n = &b->m->nodes[ni];
+    int c = other_input(n, x);
+    const npk_value *cv = c >= 0 ? &b->m->values[c] : NULL;
+    if (!cv || (n->op == NPK_OP_DIV && n->in[0] != x))
+        return bfail(b, ni, "the plan takes %s of an activation by a constant",
+                     n->op == NPK_OP_DIV ? "the division" : "the product");
+    const npk_value *k = const_f32(b, ni, n->in[0] == x ? 1 : 0, "factor");
+    if (!k)
+        return -1;
+    if (k->elems != 1)
+        return bfail(b, ni, "by a constant of %llu elements: the plan takes a scalar (one "
+                     "element)", (unsigned long long)k->elems);
+    double f = ((const float *)k->data)[0];
+    if (n->op == NPK_OP_DIV && f == 0.0)
+        return bfail(b, ni, "divides by zero");
+    npk_layer *l = start_layer(b, ni, NPK_LAYER_SCALE, x, n->out[0]);
+    if (!l)
+        return -1;
+    l->factor = n->op == NPK_OP_DIV ? 1.0 / f : f;
+    return 0;
+}
+
+/* Add of two activations of the same shape. */
+static int build_add(builder *b, int ni)
+{
+    const npk_model *m = b->m;
+    const npk_node *n = &m->nodes[ni];
+    const npk_value *x = &m->values[n->in[0]], *y = &m->values[n->in[1]];
+    int same = x->rank == y->rank;
+    for (int i = 0; same && i < x->rank; i++)
+        same = x->dims[i] == y->dims[i];
+    if (!same)
+        return bfail(b, ni, "adds '%s' and '%s' of different shapes: the plan does not "
+                     "broadcast the Add of two activations", x->name, y->name);
+    int in2 = tensor_of(b, ni, n->in[1]);
+    if (in2 < 0)
+        return -1;
+    npk_layer *l = start_layer(b, ni, NPK_LAYER_ADD, n->in[0], n->out[0]);
+    if (!l)
+        return -1;
+    l->in2 = in2;
+    return 0;
 }
 
 int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_size)
@@ -497,151 +814,193 @@ int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_siz
         return bfail(&b, -1, "input '%s' is %s: the plan takes float32 inputs", vin->name,
                      npk_dtype_name(vin->dtype));
     b.p = calloc(1, sizeof *b.p);
-    if (!b.p)
-        return bfail(&b, -1, "out of memory");
-    npk_plan *p = b.p;
-    p->model = m;
-    int cur = m->inputs[0];
+    size_t nv = m->n_values ? m->n_values : 1;
+    b.vt = malloc(nv * sizeof *b.vt);
+    b.vl = malloc(nv * sizeof *b.vl);
     unsigned char *skip = calloc(m->n_nodes ? m->n_nodes : 1, 1);   /* nodes a pattern took */
-    if (!skip) {
+    npk_plan *p = b.p;
+    if (!p || !b.vt || !b.vl || !skip) {
         bfail(&b, -1, "out of memory");
         goto fail;
     }
-    if (add_tensor(&b, -1, vin) < 0)
+    for (size_t v = 0; v < nv; v++)
+        b.vt[v] = b.vl[v] = -1;
+    p->model = m;
+    if ((b.vt[m->inputs[0]] = add_tensor(&b, -1, vin)) < 0)
         goto fail;
     for (size_t i = 0; i < m->n_nodes; i++) {
         const npk_node *n = &m->nodes[i];
         int ni = (int)i;
         if (n->folded || skip[i])
             continue;
-        int gelu[5];
-        if (match_gelu(m, ni, cur, gelu)) {
+        int pat[7], gain;
+        double eps;
+        if (match_gelu(m, ni, pat)) {
             for (int k = 0; k < 5; k++)
-                skip[gelu[k]] = 1;
-            if (apply_act(&b, ni, NPK_ACT_GELU, 0.0, &cur, m->nodes[gelu[4]].out[0]) != 0)
+                skip[pat[k]] = 1;
+            if (apply_act(&b, ni, NPK_ACT_GELU, 0.0, n->in[0], m->nodes[pat[4]].out[0], 0) != 0)
                 goto fail;
             continue;
         }
-        if (n->op == NPK_OP_DEQUANTIZE && npk_plan_q_weight(&b, ni, cur) != 0)
+        int k = match_rms(m, ni, pat, &eps, &gain);
+        if (k > 0) {
+            for (int j = 0; j < k; j++)
+                skip[pat[j]] = 1;
+            /* the gain, when merged, is input 0 or 1 of the last Mul */
+            int last = pat[k - 1], gk = -1;
+            if (gain >= 0)
+                gk = m->nodes[last].in[0] == gain ? 0 : 1;
+            if (build_norm(&b, gain >= 0 ? last : ni, NPK_LAYER_RMSNORM, n->in[0],
+                           m->nodes[last].out[0], eps, gk, -1) != 0)
+                goto fail;
+            p->layers[p->n_layers - 1].node = ni;
+            p->layers[p->n_layers - 1].name = n->name;
+            p->layers[p->n_layers - 1].op = npk_op_name(n->op);
+            continue;
+        }
+        if (n->op == NPK_OP_DEQUANTIZE && npk_plan_q_weight(&b, ni) != 0)
             goto fail;
-        /* a chain: the node reads the current value (and constants), and the value before it
-         * is read by nobody else */
-        int reads_cur = 0;
+        /* the activations the node reads (the other inputs are constants) */
+        int acts[2], na = 0;
         for (int j = 0; j < n->n_in; j++) {
             int v = n->in[j];
-            if (v < 0)
+            if (v < 0 || m->values[v].data || (na && acts[na - 1] == v))
                 continue;
-            if (v == cur)
-                reads_cur = 1;
-            else if (!m->values[v].data) {
-                bfail(&b, ni, "reads '%s' beside '%s': the plan takes chains of layers (one "
-                      "activation in, one out); residual and attention graphs are not lowered "
-                      "yet", m->values[v].name, m->values[cur].name);
+            if (na == 2 || (na == 1 && n->op != NPK_OP_ADD && n->op != NPK_OP_MATMUL)) {
+                bfail(&b, ni, "reads '%s' beside '%s': the plan takes %s of one activation "
+                      "(and constants); of two, Add and MatMul only", m->values[v].name,
+                      m->values[acts[0]].name, npk_op_name(n->op));
                 goto fail;
             }
+            acts[na++] = v;
         }
-        if (!reads_cur) {
-            bfail(&b, ni, "does not read '%s', the value the chain has reached",
-                  m->values[cur].name);
+        if (!na) {
+            bfail(&b, ni, "reads no activation (only constants that were not folded)");
             goto fail;
         }
-        if (readers(m, cur) != 1 || (m->values[cur].is_output && cur != m->outputs[0])) {
-            bfail(&b, ni, "'%s' is read by more than one node: the plan takes chains of layers",
-                  m->values[cur].name);
-            goto fail;
-        }
-        int r = 0;
+        int x = acts[0], r = 0;
         switch (n->op) {
         case NPK_OP_GEMM:
+            r = n->in[0] == x ? build_dense(&b, ni, x)
+                              : bfail(&b, ni, "the activation must be input A");
+            break;
         case NPK_OP_MATMUL:
-            if ((r = close_layer(&b, ni, cur)) == 0)
-                r = build_dense(&b, ni, &cur);
+            if (na == 2 && m->values[n->in[0]].rank >= 3)
+                r = build_matmul(&b, ni);
+            else if (n->in[0] == x)
+                r = build_dense(&b, ni, x);
+            else
+                r = bfail(&b, ni, "multiplies the constant '%s' by an activation: the plan "
+                          "takes the weight second", m->values[n->in[0]].name);
             break;
         case NPK_OP_ADD:
-            r = merge_bias(&b, ni, &cur);
+            if (na == 2) {
+                r = build_add(&b, ni);
+                break;
+            }
+            r = merge_bias(&b, ni, x);
             if (r == 0)
                 r = bfail(&b, ni, "only a constant bias right after a MatMul is lowered");
             else if (r > 0)
                 r = 0;
             break;
+        case NPK_OP_MUL:
+        case NPK_OP_DIV:
+            r = build_scale(&b, ni, x);
+            break;
         case NPK_OP_CONV:
-            if ((r = close_layer(&b, ni, cur)) == 0)
-                r = build_conv(&b, ni, &cur);
+            r = build_conv(&b, ni, x);
             break;
         case NPK_OP_MAX_POOL:
         case NPK_OP_AVG_POOL:
-            if ((r = close_layer(&b, ni, cur)) == 0)
-                r = build_pool(&b, ni, &cur);
+            r = build_pool(&b, ni, x);
             break;
         case NPK_OP_RELU:
         case NPK_OP_LEAKY_RELU:
         case NPK_OP_GELU:
         case NPK_OP_TANH:
         case NPK_OP_SIGMOID:
-            r = build_act(&b, ni, &cur);
+            r = build_act(&b, ni, x);
             break;
         case NPK_OP_FLATTEN:
         case NPK_OP_RESHAPE:
-        case NPK_OP_IDENTITY:
-            /* views: the row-major order is kept; the layer before keeps its own shape and
-             * the next layer reads the elements in that order */
-            if ((r = close_layer(&b, ni, cur)) == 0)
-                cur = n->out[0];
-            if (r == 0 && p->tensors[p->n_tensors - 1].elems != m->values[cur].elems)
+        case NPK_OP_IDENTITY: {
+            /* views: the row-major order is kept; the tensor keeps the shape of the value
+             * before the view and the next layer reads its elements in that order */
+            int t = tensor_of(&b, ni, x);
+            if (t < 0)
+                r = -1;
+            else if (p->tensors[t].elems != m->values[n->out[0]].elems)
                 r = bfail(&b, ni, "changes the element count");
+            else
+                b.vt[n->out[0]] = t;
+            break;
+        }
+        case NPK_OP_TRANSPOSE:
+            r = build_transpose(&b, ni, x);
+            break;
+        case NPK_OP_LAYER_NORM:
+            r = build_layernorm(&b, ni, x);
             break;
         case NPK_OP_SOFTMAX: {
-            const npk_value *x = &m->values[cur];
+            const npk_value *xv = &m->values[x];
             int64_t axis = attr_i(n, "axis", m->opset < 13 ? 1 : -1);
             if (axis < 0)
-                axis += x->rank;
-            if (axis != x->rank - 1) {
+                axis += xv->rank;
+            if (axis != xv->rank - 1) {
                 r = bfail(&b, ni, "softmax over axis %lld of a rank-%d tensor: the plan takes the "
-                          "last axis", (long long)axis, x->rank);
+                          "last axis", (long long)axis, xv->rank);
                 break;
             }
-            if ((r = close_layer(&b, ni, cur)) == 0) {
-                npk_layer *l = add_layer(&b, ni, NPK_LAYER_SOFTMAX);
-                r = l ? 0 : -1;
-                cur = n->out[0];
-            }
+            r = start_layer(&b, ni, NPK_LAYER_SOFTMAX, x, n->out[0]) ? 0 : -1;
             break;
         }
         case NPK_OP_QUANTIZE:
         case NPK_OP_DEQUANTIZE:
         case NPK_OP_QLINEAR_CONV:
         case NPK_OP_QLINEAR_MATMUL:
-            r = npk_plan_q_node(&b, ni, &cur);
+            r = npk_plan_q_node(&b, ni, x);
             break;
         default:
-            r = bfail(&b, ni, "no lowering takes this operator yet (the plan takes chains of "
-                      "Gemm, MatMul with a bias Add, Conv, Relu, LeakyRelu, Gelu, Tanh, "
-                      "Sigmoid, MaxPool, AveragePool, Flatten, Reshape and Softmax)");
+            r = bfail(&b, ni, "no lowering takes this operator yet (the plan takes Gemm, "
+                      "MatMul, Add, Mul and Div by a scalar, Conv, Relu, LeakyRelu, Gelu, Tanh, "
+                      "Sigmoid, MaxPool, AveragePool, Flatten, Reshape, Transpose, Softmax, "
+                      "LayerNormalization and the Gelu and RMSNorm patterns)");
         }
         if (r != 0)
             goto fail;
     }
-    if (close_layer(&b, -1, cur) != 0)
-        goto fail;
-    if (cur != m->outputs[0]) {
-        bfail(&b, -1, "the chain ends at '%s', not at the output '%s'", m->values[cur].name,
-              m->values[m->outputs[0]].name);
-        goto fail;
-    }
     if (!p->n_layers) {
         bfail(&b, -1, "the model has no layer to lower");
+        goto fail;
+    }
+    for (size_t i = 0; i < p->n_layers; i++)
+        if (p->layers[i].out < 0 && close_at(&b, -1, (int)i) < 0)
+            goto fail;
+    int yt = b.vt[m->outputs[0]];
+    if (yt != (int)p->n_tensors - 1) {
+        bfail(&b, -1, "the output '%s' is %s", m->values[m->outputs[0]].name,
+              yt < 0 ? "not computed by the plan"
+                     : "not the last tensor the plan computes (a layer's result is unused)");
         goto fail;
     }
     /* shapes each layer needs, checked once */
     for (size_t i = 0; i < p->n_layers; i++) {
         npk_layer *l = &p->layers[i];
         const npk_ptensor *x = &p->tensors[l->in], *y = &p->tensors[l->out];
+        size_t x2 = l->in2 >= 0 ? p->tensors[l->in2].elems : 0;
+        size_t rows = (size_t)l->rows * (size_t)l->batch;
         int bad = 0;
         uint64_t macs = 0;
         switch (l->kind) {
         case NPK_LAYER_DENSE:
-            bad = x->elems != (size_t)l->n_in || y->elems != (size_t)l->n_out;
-            macs = (uint64_t)l->n_in * (uint64_t)l->n_out;
+            bad = x->elems != rows * (size_t)l->n_in || y->elems != rows * (size_t)l->n_out;
+            macs = (uint64_t)rows * (uint64_t)l->n_in * (uint64_t)l->n_out;
+            break;
+        case NPK_LAYER_MATMUL:
+            bad = x->elems != rows * (size_t)l->n_in || y->elems != rows * (size_t)l->n_out ||
+                  x2 != (size_t)l->batch * (size_t)l->n_in * (size_t)l->n_out;
+            macs = (uint64_t)rows * (uint64_t)l->n_in * (uint64_t)l->n_out;
             break;
         case NPK_LAYER_CONV:
         case NPK_LAYER_MAXPOOL:
@@ -649,6 +1008,20 @@ int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_siz
             bad = x->rank != 3 || y->rank != 3 || x->dims[0] != l->n_in || y->dims[0] != l->n_out;
             if (l->kind == NPK_LAYER_CONV)
                 macs = (uint64_t)y->elems * (uint64_t)l->n_in * (uint64_t)(l->kh * l->kw);
+            break;
+        case NPK_LAYER_LAYERNORM:
+        case NPK_LAYER_RMSNORM:
+            bad = x->elems != y->elems || l->row < 1 || x->elems % (size_t)l->row;
+            break;
+        case NPK_LAYER_TRANSPOSE: {
+            size_t k = 1;
+            for (int a = 0; a < l->trank; a++)
+                k *= (size_t)l->tdims[a];
+            bad = x->elems != k || y->elems != k;
+            break;
+        }
+        case NPK_LAYER_ADD:
+            bad = x->elems != y->elems || x2 != y->elems;
             break;
         default:
             bad = x->elems != y->elems;
@@ -664,10 +1037,16 @@ int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_siz
     if (npk_plan_q_finish(&b) != 0)
         goto fail;
     free(skip);
+    free(b.vt);
+    free(b.vl);
+    free(b.lval);
     *out = p;
     return 0;
 fail:
     free(skip);
+    free(b.vt);
+    free(b.vl);
+    free(b.lval);
     npk_plan_free(p);
     return -1;
 }
@@ -710,18 +1089,20 @@ double npk_act_f64(npk_act a, double alpha, double x)
     }
 }
 
-static void run_layer(const npk_plan *p, const npk_layer *l, const double *x, double *y)
+static void run_layer(const npk_plan *p, const npk_layer *l, const double *x, const double *x2,
+                      double *y)
 {
     const npk_ptensor *tx = &p->tensors[l->in], *ty = &p->tensors[l->out];
     switch (l->kind) {
     case NPK_LAYER_DENSE:
-        for (int o = 0; o < l->n_out; o++) {
-            double s = l->b ? l->b[o] : 0.0;
-            const float *w = l->w + (size_t)o * l->n_in;
-            for (int i = 0; i < l->n_in; i++)
-                s += x[i] * (double)w[i];
-            y[o] = npk_act_f64(l->act, l->alpha, s);
-        }
+        for (int r = 0; r < (l->rows > 1 ? l->rows : 1); r++, x += l->n_in, y += l->n_out)
+            for (int o = 0; o < l->n_out; o++) {
+                double s = l->b ? l->b[o] : 0.0;
+                const float *w = l->w + (size_t)o * l->n_in;
+                for (int i = 0; i < l->n_in; i++)
+                    s += x[i] * (double)w[i];
+                y[o] = npk_act_f64(l->act, l->alpha, s);
+            }
         break;
     case NPK_LAYER_CONV:
     case NPK_LAYER_MAXPOOL:
@@ -775,6 +1156,64 @@ static void run_layer(const npk_plan *p, const npk_layer *l, const double *x, do
         for (size_t i = 0; i < tx->elems; i++)
             y[i] = npk_act_f64(l->act, l->alpha, x[i]);
         break;
+    case NPK_LAYER_LAYERNORM:
+    case NPK_LAYER_RMSNORM:
+        for (size_t r0 = 0; r0 < tx->elems; r0 += (size_t)l->row) {
+            double mean = 0.0, var = 0.0;
+            if (l->kind == NPK_LAYER_LAYERNORM) {
+                for (int i = 0; i < l->row; i++)
+                    mean += x[r0 + i];
+                mean /= l->row;
+            }
+            for (int i = 0; i < l->row; i++)
+                var += (x[r0 + i] - mean) * (x[r0 + i] - mean);
+            double inv = 1.0 / sqrt(var / l->row + l->eps);
+            for (int i = 0; i < l->row; i++)
+                y[r0 + i] = (x[r0 + i] - mean) * inv * (l->w ? (double)l->w[i] : 1.0) +
+                            (l->b ? (double)l->b[i] : 0.0);
+        }
+        break;
+    case NPK_LAYER_MATMUL:
+        for (int h = 0; h < l->batch; h++)
+            for (int r = 0; r < l->rows; r++)
+                for (int o = 0; o < l->n_out; o++) {
+                    const double *a = x + ((size_t)h * l->rows + r) * l->n_in;
+                    const double *c = x2 + (size_t)h * l->n_in * l->n_out + o;
+                    double s = 0.0;
+                    for (int i = 0; i < l->n_in; i++)
+                        s += a[i] * c[(size_t)i * l->n_out];
+                    y[((size_t)h * l->rows + r) * l->n_out + o] = s;
+                }
+        break;
+    case NPK_LAYER_TRANSPOSE: {
+        /* y's index (j0, j1, j2) over dims tdims[perm[.]] reads x at the index whose axis
+         * perm[a] is j_a */
+        int d[3] = {1, 1, 1}, st[3] = {0, 0, 0};
+        size_t stride = 1;
+        for (int a = l->trank - 1; a >= 0; a--) {
+            st[a] = (int)stride;
+            stride *= (size_t)l->tdims[a];
+        }
+        int ys[3] = {0, 0, 0};
+        for (int a = 0; a < l->trank; a++) {
+            d[a] = l->tdims[l->perm[a]];
+            ys[a] = st[l->perm[a]];
+        }
+        size_t k = 0;
+        for (int j0 = 0; j0 < d[0]; j0++)
+            for (int j1 = 0; j1 < d[1]; j1++)
+                for (int j2 = 0; j2 < d[2]; j2++)
+                    y[k++] = x[(size_t)j0 * ys[0] + (size_t)j1 * ys[1] + (size_t)j2 * ys[2]];
+        break;
+    }
+    case NPK_LAYER_ADD:
+        for (size_t i = 0; i < ty->elems; i++)
+            y[i] = x[i] + x2[i];
+        break;
+    case NPK_LAYER_SCALE:
+        for (size_t i = 0; i < ty->elems; i++)
+            y[i] = x[i] * l->factor;
+        break;
     }
 }
 
@@ -789,33 +1228,56 @@ static void observe(npk_ptensor *t, const double *v)
 
 int npk_plan_run_f64(npk_plan *p, const double *x, double *y, int obs)
 {
-    size_t most = 0;
-    for (size_t i = 0; i < p->n_tensors; i++)
-        most = p->tensors[i].elems > most ? p->tensors[i].elems : most;
-    double *buf = malloc(2 * most * sizeof *buf);
-    if (!buf)
-        return -1;
-    double *a = buf, *b = buf + most;
-    memcpy(a, x, p->tensors[0].elems * sizeof *a);
-    npk_plan_q_round(&p->tensors[0], a);
-    if (obs)
-        observe(&p->tensors[0], a);
-    for (size_t i = 0; i < p->n_layers; i++) {
+    /* each tensor in its own buffer, freed after the last layer that reads it (a DAG reads
+     * tensors written long before: a residual's input) */
+    size_t nt = p->n_tensors;
+    double **v = calloc(nt, sizeof *v);
+    size_t *last = calloc(nt, sizeof *last);
+    int rc = v && last ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < p->n_layers; i++) {
         const npk_layer *l = &p->layers[i];
-        if (l->q)
-            npk_plan_q_run(p, l, a, b, run_layer);
-        else
-            run_layer(p, l, a, b);
-        npk_plan_q_round(&p->tensors[l->out], b);
-        if (obs)
-            observe(&p->tensors[l->out], b);
-        double *t = a;
-        a = b;
-        b = t;
+        last[l->in] = i;
+        if (l->kind == NPK_LAYER_MATMUL || l->kind == NPK_LAYER_ADD)
+            last[l->in2] = i;
     }
-    memcpy(y, a, p->tensors[p->n_tensors - 1].elems * sizeof *y);
-    free(buf);
-    return 0;
+    if (rc == 0 && !(v[0] = malloc((p->tensors[0].elems ? p->tensors[0].elems : 1) * sizeof **v)))
+        rc = -1;
+    if (rc == 0) {
+        memcpy(v[0], x, p->tensors[0].elems * sizeof *x);
+        npk_plan_q_round(&p->tensors[0], v[0]);
+        if (obs)
+            observe(&p->tensors[0], v[0]);
+    }
+    for (size_t i = 0; rc == 0 && i < p->n_layers; i++) {
+        const npk_layer *l = &p->layers[i];
+        size_t n = p->tensors[l->out].elems;
+        if (!(v[l->out] = malloc((n ? n : 1) * sizeof **v))) {
+            rc = -1;
+            break;
+        }
+        int two = l->kind == NPK_LAYER_MATMUL || l->kind == NPK_LAYER_ADD;
+        if (l->q && npk_plan_q_run(p, l, v[l->in], v[l->out], run_layer) != 0) {
+            rc = -1;
+            break;
+        }
+        if (!l->q)
+            run_layer(p, l, v[l->in], two ? v[l->in2] : NULL, v[l->out]);
+        npk_plan_q_round(&p->tensors[l->out], v[l->out]);
+        if (obs)
+            observe(&p->tensors[l->out], v[l->out]);
+        for (size_t t = 0; t + 1 < nt; t++)
+            if (v[t] && last[t] == i && (int)t != l->out) {
+                free(v[t]);
+                v[t] = NULL;
+            }
+    }
+    if (rc == 0)
+        memcpy(y, v[nt - 1], p->tensors[nt - 1].elems * sizeof *y);
+    for (size_t t = 0; v && t < nt; t++)
+        free(v[t]);
+    free(v);
+    free(last);
+    return rc;
 }
 
 /* ---- calibration and int8 quantisation ---- */
@@ -935,14 +1397,19 @@ int npk_pb_fail(builder *b, int node, const char *fmt, ...)
     return bfail(b, node, "%s", msg);
 }
 
-int npk_pb_close(builder *b, int node, int cur)
+int npk_pb_tensor_of(builder *b, int node, int v)
 {
-    return close_layer(b, node, cur);
+    return tensor_of(b, node, v);
 }
 
-npk_layer *npk_pb_add_layer(builder *b, int node, npk_layer_kind kind)
+void npk_pb_view(builder *b, int v, int t)
 {
-    return add_layer(b, node, kind);
+    b->vt[v] = t;
+}
+
+npk_layer *npk_pb_start_layer(builder *b, int node, npk_layer_kind kind, int x, int out)
+{
+    return start_layer(b, node, kind, x, out);
 }
 
 int npk_pb_window(builder *b, int node, npk_layer *l, const int64_t *kernel)

@@ -1,7 +1,8 @@
 /* A model as the lowerings see it (docs/models.md, "Lowering"): the IR's nodes grouped into
  * layers (a Gemm or MatMul with its bias Add and activation is one dense layer; a Conv with its
  * activation is one conv layer; Flatten/Reshape that keep the row-major order are views), each
- * with its float weights, and the int8 quantisation the integer targets start from: symmetric
+ * with its float weights; the layers form a DAG in topological order (a layer reads one or two
+ * tensors written before it), and the int8 quantisation the integer targets start from: symmetric
  * per-output-channel weights and per-tensor activation scales calibrated on a set of inputs.
  * Built once per model (npk_plan_build), quantised once (npk_plan_calibrate), then handed to a
  * target's lowering (src/targets/<t>/lower.c through lower.h). No global state. */
@@ -35,13 +36,29 @@ typedef enum {
     NPK_LAYER_MAXPOOL,
     NPK_LAYER_AVGPOOL,
     NPK_LAYER_SOFTMAX,    /* over the last dimension: rows of `row` elements */
-    NPK_LAYER_ACT         /* y = act(x), elementwise (an activation not merged into a layer) */
+    NPK_LAYER_ACT,        /* y = act(x), elementwise (an activation not merged into a layer) */
+    /* The kinds below come from sequence models (the transformer block); the chain lowerings
+     * refuse them (npk_lower_chain_only). Rows are the last dimension, `row` = n_in elements:
+     * LAYERNORM: y = (x - mean) / sqrt(var + eps) * w[i] + b[i] (var the biased variance,
+     * b may be NULL); RMSNORM: y = x / sqrt(mean(x^2) + eps) * w[i] (w NULL: no gain) */
+    NPK_LAYER_LAYERNORM,
+    NPK_LAYER_RMSNORM,
+    /* two activations, batched: y[h][r][o] = sum_i x[h][r][i] * x2[h][i][o], h < batch,
+     * r < rows, i < n_in, o < n_out (attention's Q K^T and P V) */
+    NPK_LAYER_MATMUL,
+    /* y = x viewed as dims[0..trank) with its axes permuted: y's axis a is x's axis perm[a] */
+    NPK_LAYER_TRANSPOSE,
+    NPK_LAYER_ADD,        /* y = x + x2, elementwise, the same shape (a residual) */
+    NPK_LAYER_SCALE       /* y = x * factor (Mul or Div by a constant scalar) */
 } npk_layer_kind;
 
 /* One activation tensor of the plan (batch 1): its shape without the batch dimension, its
- * element count, and its int8 scale once calibrated (real value = scale * q, q in -127..127). */
+ * element count, and its int8 scale once calibrated (real value = scale * q, q in -127..127).
+ * Ranks: 1 [F] features; 2 [S, D] a sequence of S rows of D; 3 [C, H, W] an image, or
+ * [H, S, dh] attention heads (or [S, H, dh] before their Transpose): the layers reading a
+ * tensor say which. */
 typedef struct npk_ptensor {
-    int rank;             /* 1 (features) or 3 (C, H, W) */
+    int rank;             /* 1, 2 or 3 */
     int dims[3];
     size_t elems;
     double max_abs;       /* largest |value| seen in calibration */
@@ -62,15 +79,25 @@ typedef struct npk_layer {
     const char *name;     /* that node's name (may be "") */
     const char *op;       /* that node's operator name */
     int in, out;          /* tensor indices (in = out - 1 for a chain) */
+    int in2;              /* MATMUL, ADD: the second operand's tensor (-1 for the others) */
+    int rows;             /* DENSE: rows of n_in the weights apply to (S of a sequence; 1 for
+                           * features); MATMUL: rows of each batch. 0 counts as 1 (plans
+                           * built field by field) */
+    int batch;            /* MATMUL: products (heads); 1 (or 0) for the others */
+    double eps;           /* LAYERNORM, RMSNORM */
+    double factor;        /* SCALE */
+    int trank;            /* TRANSPOSE: the input viewed as dims[trank], permuted by perm */
+    int tdims[3], perm[3];
     npk_act act;
     double alpha;         /* LeakyRelu */
     /* DENSE: n_in, n_out; CONV: n_in = C, n_out = M, kernel; pools: kernel, n_in = n_out = C */
     int n_in, n_out;
     int kh, kw, sh, sw, pt, pl, pb, pr;
     int count_include_pad;
-    int row;              /* SOFTMAX: elements per row */
-    const float *w;       /* float weights as in the model (DENSE: [n_out][n_in]; CONV: [M][C][kh][kw]) */
-    const float *b;       /* n_out biases, or NULL */
+    int row;              /* SOFTMAX, LAYERNORM, RMSNORM: elements per row */
+    const float *w;       /* float weights as in the model (DENSE: [n_out][n_in]; CONV:
+                           * [M][C][kh][kw]; LAYERNORM, RMSNORM: the gain [row]) */
+    const float *b;       /* n_out biases (LAYERNORM: [row]), or NULL */
     /* int8 quantisation (npk_plan_calibrate): per output channel o,
      * w[o][...] ~ wscale[o] * wq[o][...], wq in -127..127, wscale[o] = max|w[o]| / 127 (1 when
      * the row is 0); bq[o] = round(b[o] / (in_scale * wscale[o])), the bias in the units of
@@ -85,22 +112,24 @@ typedef struct npk_layer {
 typedef struct npk_plan {
     const npk_model *model;
     size_t n_layers, n_tensors;
-    npk_layer *layers;    /* in order; a chain: layer i reads tensor i, writes tensor i + 1 */
-    npk_ptensor *tensors; /* tensor 0 the model's input, the last the model's output */
+    npk_layer *layers;    /* in topological order; a chain: layer i reads tensor i, writes
+                           * tensor i + 1 */
+    npk_ptensor *tensors; /* tensor 0 the model's input, the last the model's output; a layer
+                           * writes a tensor of a higher index than those it reads */
     int calibrated;
     int qmodel;           /* the scales are the model's own (QDQ or QLinear): no calibration */
     uint64_t macs;        /* multiply-accumulates of one inference */
 } npk_plan;
 
-/* Group the model's nodes into a chain of layers. Returns 0, or -1 with a message naming the
- * node, its operator and the reason (a graph that is not a chain, an operator or attribute no
- * lowering takes yet). The plan points into `m`, which must outlive it. */
+/* Group the model's nodes into layers. Returns 0, or -1 with a message naming the node, its
+ * operator and the reason (an operator, attribute or shape no lowering takes yet). The plan
+ * points into `m`, which must outlive it. */
 int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_size);
 void npk_plan_free(npk_plan *p);
 
 /* Run the plan in float64 (the host reference of the lowerings): x and y of the first and the
- * last tensor's element count. `scratch` NULL or npk_plan_scratch_size(p) doubles. When
- * `observe` is non-zero the tensors' max_abs are raised to what this input gives. */
+ * last tensor's element count. When `observe` is non-zero the tensors' max_abs are raised to
+ * what this input gives. Returns -1 when out of memory. */
 int npk_plan_run_f64(npk_plan *p, const double *x, double *y, int observe);
 
 /* Calibrate on `count` inputs (each of the input tensor's element count, float32, one after the

@@ -73,14 +73,11 @@ static int same_quant(const npk_ptensor *t, const qparams *q)
     return t->quant && t->qscale == q->scale && t->zp == q->zp && t->qmin == q->qmin;
 }
 
-/* Close the open layer and settle the quantisation of the tensor the chain has reached: the
- * tensors whose quantisation follows from the layer writing them get it (a QLinear layer's
- * output; a max pool's, since max commutes with (q - zp) * scale), in layer order. */
-static npk_ptensor *settle(struct builder *b, int ni, int cur)
+/* The tensors whose quantisation follows from the layer writing them get it (a QLinear
+ * layer's output; a max pool's, since max commutes with (q - zp) * scale), in layer order;
+ * settle(): that, for the tensor of value x (*t; closing the layer that reached it). */
+static void propagate(npk_plan *p)
 {
-    npk_plan *p = npk_pb_plan(b);
-    if (npk_pb_close(b, ni, cur) != 0)
-        return NULL;
     for (size_t i = 0; i < p->n_layers; i++) {
         const npk_layer *l = &p->layers[i];
         if (l->out < 0 || p->tensors[l->out].quant)
@@ -95,14 +92,22 @@ static npk_ptensor *settle(struct builder *b, int ni, int cur)
             set_quant(t, &q);
         }
     }
-    return &p->tensors[p->n_tensors - 1];
+}
+
+static npk_ptensor *settle(struct builder *b, int ni, int x, int *t)
+{
+    npk_plan *p = npk_pb_plan(b);
+    if ((*t = npk_pb_tensor_of(b, ni, x)) < 0)
+        return NULL;
+    propagate(p);
+    return &p->tensors[*t];
 }
 
 /* settle(), and the tensor reached must be quantised as q says (node ni `verb`s it so). */
 static npk_ptensor *settle_as(struct builder *b, int ni, int cur, const qparams *q,
-                              const char *verb)
+                              const char *verb, int *ti)
 {
-    npk_ptensor *t = settle(b, ni, cur);
+    npk_ptensor *t = settle(b, ni, cur, ti);
     if (t && !same_quant(t, q)) {
         const char *name = npk_pb_model(b)->values[cur].name;
         if (t->quant)
@@ -117,35 +122,34 @@ static npk_ptensor *settle_as(struct builder *b, int ni, int cur, const qparams 
     return t;
 }
 
-static int quantize(struct builder *b, int ni, int *cur)
+static int quantize(struct builder *b, int ni, int x)
 {
     const npk_node *n = &npk_pb_model(b)->nodes[ni];
     qparams q;
+    int ti;
     if (tensor_qparams(b, ni, 1, NPK_DT_UINT8, &q) != 0)
         return -1;
-    npk_ptensor *t = settle(b, ni, *cur);
+    npk_ptensor *t = settle(b, ni, x, &ti);
     if (!t)
         return -1;
     if (t->quant && !same_quant(t, &q))
         return npk_pb_fail(b, ni, "quantises '%s' a second time, with scale %g (it has %g): "
-                           "not lowered", npk_pb_model(b)->values[*cur].name, q.scale,
-                           t->qscale);
+                           "not lowered", npk_pb_model(b)->values[x].name, q.scale, t->qscale);
     set_quant(t, &q);
-    *cur = n->out[0];
+    npk_pb_view(b, n->out[0], ti);
     return 0;
 }
 
-static int dequantize(struct builder *b, int ni, int *cur)
+static int dequantize(struct builder *b, int ni, int xv)
 {
     const npk_model *m = npk_pb_model(b);
     const npk_node *n = &m->nodes[ni];
-    const npk_value *x = &m->values[*cur];
     qparams q;
-    if (tensor_qparams(b, ni, 1, x->dtype, &q) != 0)
+    int ti;
+    if (tensor_qparams(b, ni, 1, m->values[xv].dtype, &q) != 0 ||
+        !settle_as(b, ni, xv, &q, "dequantises", &ti))
         return -1;
-    if (!settle_as(b, ni, *cur, &q, "dequantises"))
-        return -1;
-    *cur = n->out[0];
+    npk_pb_view(b, n->out[0], ti);
     return 0;
 }
 
@@ -216,13 +220,13 @@ static int take_weights(struct builder *b, int ni, npk_layer *l, const npk_value
 
 /* QLinearConv and QLinearMatMul: a conv or dense layer whose output the operator requantises.
  * A 1x1 QLinearConv over a 1x1 map is a dense layer. */
-static int qlinear(struct builder *b, int ni, int *cur)
+static int qlinear(struct builder *b, int ni, int xv)
 {
     const npk_model *m = npk_pb_model(b);
     const npk_node *n = &m->nodes[ni];
-    int conv = n->op == NPK_OP_QLINEAR_CONV;
-    const npk_value *x = &m->values[*cur], *w = val(b, ni, 3), *bias = val(b, ni, 8);
-    if (n->in[0] != *cur)
+    int conv = n->op == NPK_OP_QLINEAR_CONV, ti;
+    const npk_value *x = &m->values[xv], *w = val(b, ni, 3), *bias = val(b, ni, 8);
+    if (n->in[0] != xv)
         return npk_pb_fail(b, ni, "the chain's value '%s' must be its first input", x->name);
     qparams qx, qy;
     if (!w || !val(b, ni, 4) || !val(b, ni, 7))
@@ -230,7 +234,7 @@ static int qlinear(struct builder *b, int ni, int *cur)
     if (tensor_qparams(b, ni, 1, x->dtype, &qx) != 0 ||
         tensor_qparams(b, ni, 6, val(b, ni, 7)->dtype, &qy) != 0)
         return -1;
-    if (!settle_as(b, ni, *cur, &qx, "reads"))
+    if (!settle_as(b, ni, xv, &qx, "reads", &ti))
         return -1;
     npk_layer *l;
     size_t per;
@@ -242,7 +246,8 @@ static int qlinear(struct builder *b, int ni, int *cur)
             return npk_pb_fail(b, ni, "group %lld is not lowered (group 1 is)", (long long)g->i);
         if (w->rank != 4)
             return npk_pb_fail(b, ni, "weight '%s' has rank %d", w->name, w->rank);
-        l = npk_pb_add_layer(b, ni, dense_1x1 ? NPK_LAYER_DENSE : NPK_LAYER_CONV);
+        l = npk_pb_start_layer(b, ni, dense_1x1 ? NPK_LAYER_DENSE : NPK_LAYER_CONV, xv,
+                               n->out[0]);
         if (!l || npk_pb_window(b, ni, l, w->dims + 2) != 0)
             return -1;
         if (dense_1x1 && (l->pt || l->pl || l->pb || l->pr)) {
@@ -260,7 +265,7 @@ static int qlinear(struct builder *b, int ni, int *cur)
         if (w->rank != 2 || x->rank != 2)
             return npk_pb_fail(b, ni, "the plan takes [1, K] x [K, N] products (input rank %d, "
                                "weight rank %d)", x->rank, w->rank);
-        l = npk_pb_add_layer(b, ni, NPK_LAYER_DENSE);
+        l = npk_pb_start_layer(b, ni, NPK_LAYER_DENSE, xv, n->out[0]);
         if (!l)
             return -1;
         l->n_in = (int)w->dims[0];
@@ -303,30 +308,29 @@ static int qlinear(struct builder *b, int ni, int *cur)
             if (m->nodes[i].in[j] == n->out[0] && m->nodes[i].op == NPK_OP_RELU)
                 return npk_pb_fail(b, ni, "its output has zero point %d and a Relu reads it: "
                                    "not lowered (zero point 0 is)", qy.zp);
-    *cur = n->out[0];
     return 0;
 }
 
-int npk_plan_q_node(struct builder *b, int ni, int *cur)
+int npk_plan_q_node(struct builder *b, int ni, int x)
 {
     switch (npk_pb_model(b)->nodes[ni].op) {
-    case NPK_OP_QUANTIZE: return quantize(b, ni, cur);
-    case NPK_OP_DEQUANTIZE: return dequantize(b, ni, cur);
-    default: return qlinear(b, ni, cur);
+    case NPK_OP_QUANTIZE: return quantize(b, ni, x);
+    case NPK_OP_DEQUANTIZE: return dequantize(b, ni, x);
+    default: return qlinear(b, ni, x);
     }
 }
 
-int npk_plan_q_weight(struct builder *b, int ni, int cur)
+int npk_plan_q_weight(struct builder *b, int ni)
 {
     const npk_model *m = npk_pb_model(b);
     const npk_node *n = &m->nodes[ni];
-    if (n->in[0] == cur)
+    if (!m->values[n->in[0]].data)
         return 0;
     const npk_value *s = val(b, ni, 1);
-    return npk_pb_fail(b, ni, "dequantises '%s', not the chain's value '%s': a weight's "
+    return npk_pb_fail(b, ni, "dequantises the constant '%s' but was not folded: a weight's "
                        "DequantizeLinear needs constant inputs and positive, finite scales "
-                       "(scale '%s'%s)", m->values[n->in[0]].name, m->values[cur].name,
-                       s ? s->name : "", s && s->data ? "" : " is not a constant");
+                       "(scale '%s'%s)", m->values[n->in[0]].name, s ? s->name : "",
+                       s && s->data ? "" : " is not a constant");
 }
 
 /* A dense or conv layer built by plan.c whose weight is a folded DequantizeLinear of int8
@@ -398,7 +402,7 @@ int npk_plan_q_finish(struct builder *b)
 {
     npk_plan *p = npk_pb_plan(b);
     int any = 0, all = 1, first_float = -1;
-    settle(b, -1, -1);   /* the chain is closed: only the propagation */
+    propagate(p);   /* every layer is closed */
     for (size_t i = 0; i < p->n_layers; i++) {
         npk_layer *l = &p->layers[i];
         if (l->kind != NPK_LAYER_DENSE && l->kind != NPK_LAYER_CONV)
@@ -431,13 +435,13 @@ int npk_plan_q_finish(struct builder *b)
     }
     for (size_t i = 0; i < p->n_layers; i++) {
         npk_layer *l = &p->layers[i];
-        if (l->q) {
-            l->q->shadow = (npk_layer){.kind = l->kind, .in = l->in, .out = l->out,
-                                       .n_in = l->n_in, .n_out = l->n_out, .kh = l->kh,
-                                       .kw = l->kw, .sh = l->sh, .sw = l->sw, .pt = l->pt,
-                                       .pl = l->pl, .pb = l->pb, .pr = l->pr,
-                                       .w = l->q->shadow.w, .node = l->node, .name = l->name,
-                                       .op = l->op};
+        if (l->q) {   /* the layer on its integer codes, no bias, no activation */
+            const float *codes = l->q->shadow.w;
+            l->q->shadow = *l;
+            l->q->shadow.w = codes;
+            l->q->shadow.b = NULL;
+            l->q->shadow.act = NPK_ACT_NONE;
+            l->q->shadow.q = NULL;
         }
     }
     p->qmodel = 1;
@@ -459,17 +463,23 @@ void npk_plan_q_round(const npk_ptensor *t, double *v)
         v[i] = round_one(t, v[i]);
 }
 
-void npk_plan_q_run(const npk_plan *p, const npk_layer *l, double *x, double *y,
-                    void (*run)(const npk_plan *, const npk_layer *, const double *, double *))
+int npk_plan_q_run(const npk_plan *p, const npk_layer *l, const double *x, double *y,
+                   void (*run)(const npk_plan *, const npk_layer *, const double *,
+                               const double *, double *))
 {
     const npk_ptensor *tx = &p->tensors[l->in], *ty = &p->tensors[l->out];
     const npk_qlayer *q = l->q;
+    double *xi = malloc((tx->elems ? tx->elems : 1) * sizeof *xi);
+    if (!xi)
+        return -1;
     for (size_t i = 0; i < tx->elems; i++)
-        x[i] = nearbyint(x[i] / tx->qscale);   /* q - zp: the input is on its grid */
-    run(p, &q->shadow, x, y);                  /* exact: integer sums below 2^53 */
+        xi[i] = nearbyint(x[i] / tx->qscale);   /* q - zp: the input is on its grid */
+    run(p, &q->shadow, xi, NULL, y);            /* exact: integer sums below 2^53 */
+    free(xi);
+    /* dense: [rows][n_out]; conv: [n_out][oH][oW] */
     size_t per = ty->elems / (size_t)l->n_out;
     for (size_t e = 0; e < ty->elems; e++) {
-        size_t o = e / per;
+        size_t o = l->kind == NPK_LAYER_DENSE ? e % (size_t)l->n_out : e / per;
         if (!q->linear) {
             y[e] = npk_act_f64(l->act, l->alpha, y[e] * (tx->qscale * l->wscale[o]) + q->bias[o]);
             continue;
@@ -480,6 +490,7 @@ void npk_plan_q_run(const npk_plan *p, const npk_layer *l, double *x, double *y,
             v = 0;
         y[e] = (v - q->y_zp) * q->y_scale;
     }
+    return 0;
 }
 
 void npk_plan_q_free(npk_layer *l)

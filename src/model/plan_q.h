@@ -26,22 +26,27 @@ int npk_pb_fail(struct builder *b, int node, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-int npk_pb_close(struct builder *b, int node, int cur);
-npk_layer *npk_pb_add_layer(struct builder *b, int node, npk_layer_kind kind);
+/* the tensor holding value v (closing the layer that reached it), or -1 with the message */
+int npk_pb_tensor_of(struct builder *b, int node, int v);
+/* value v is tensor t (a view) */
+void npk_pb_view(struct builder *b, int v, int t);
+/* a new layer at node reading value x, open at value out */
+npk_layer *npk_pb_start_layer(struct builder *b, int node, npk_layer_kind kind, int x, int out);
 int npk_pb_window(struct builder *b, int node, npk_layer *l, const int64_t *kernel);
 
-/* QuantizeLinear, DequantizeLinear, QLinearConv and QLinearMatMul in the chain: 0, or -1 with
- * the message. */
-int npk_plan_q_node(struct builder *b, int node, int *cur);
-/* A DequantizeLinear that the reader did not fold and that does not read the chain's value
- * `cur`: -1 with the message (a weight that is not made of constants), else 0. */
-int npk_plan_q_weight(struct builder *b, int node, int cur);
+/* QuantizeLinear, DequantizeLinear, QLinearConv and QLinearMatMul reading the activation x: 0,
+ * or -1 with the message. */
+int npk_plan_q_node(struct builder *b, int node, int x);
+/* A DequantizeLinear of a constant that the reader did not fold (a weight whose scale is not a
+ * positive, finite constant): -1 with the message, else 0. */
+int npk_plan_q_weight(struct builder *b, int node);
 /* After the chain is built: the QDQ layers' int8 weights, the scales, p->qmodel. */
 int npk_plan_q_finish(struct builder *b);
-/* The float64 run of a layer with l->q: `run` is plan.c's run of a float layer; x is
- * overwritten (its integer codes). */
-void npk_plan_q_run(const npk_plan *p, const npk_layer *l, double *x, double *y,
-                    void (*run)(const npk_plan *, const npk_layer *, const double *, double *));
+/* The float64 run of a layer with l->q: `run` is plan.c's run of a float layer. 0, or -1 when
+ * out of memory. */
+int npk_plan_q_run(const npk_plan *p, const npk_layer *l, const double *x, double *y,
+                   void (*run)(const npk_plan *, const npk_layer *, const double *,
+                               const double *, double *));
 /* A tensor's own quantisation applied to its values (nothing when t->quant is 0). */
 void npk_plan_q_round(const npk_ptensor *t, double *v);
 void npk_plan_q_free(npk_layer *l);

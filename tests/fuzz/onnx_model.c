@@ -66,7 +66,8 @@ static void check_plan(const npk_model *m)
     for (size_t i = 0; i < p->n_layers; i++) {
         const npk_layer *l = &p->layers[i];
         uint64_t per = (uint64_t)l->kh * (uint64_t)l->kw;
-        if (l->kind == NPK_LAYER_CONV || l->kind == NPK_LAYER_DENSE)
+        if (l->kind == NPK_LAYER_CONV || l->kind == NPK_LAYER_DENSE ||
+            l->kind == NPK_LAYER_MATMUL)
             per *= (uint64_t)l->n_in;
         cost += p->tensors[l->in].elems + per * p->tensors[l->out].elems;
     }

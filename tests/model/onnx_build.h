@@ -122,6 +122,18 @@ static inline Onnx__AttributeProto *attr_i(const char *name, int64_t v)
     return a;
 }
 
+static inline Onnx__AttributeProto *attr_f(const char *name, float v)
+{
+    Onnx__AttributeProto *a = alloc(sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = str(name);
+    a->has_type = 1;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+    a->has_f = 1;
+    a->f = v;
+    return a;
+}
+
 static inline Onnx__AttributeProto *attr_is(const char *name, size_t n, const int64_t *v)
 {
     Onnx__AttributeProto *a = alloc(sizeof *a);

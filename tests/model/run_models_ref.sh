@@ -23,7 +23,7 @@ for spec in "$@"; do
   t=${spec%:*:*}
   IFS=: read -r atol rtol <<<"${spec#"$t":}"
   for m in $only; do
-    x=$M/${m%%_*}_samples.npy
+    b=${m%_qdq} b=${b%_qlinear} x=$M/${b}_samples.npy   # the int8 models use their float model's
     out=$("$NPK" run-model -t "$t" --calib "$x" --input "$x" \
           --output "$T/$m.$t.npy" "$M/$m.onnx" 2>&1)
     if [ $? != 0 ]; then

@@ -2,7 +2,8 @@
 # The rvnpu lowering from the command line: the MLP of test_plan.c (model_plan --write) run by
 # `npukit run-model -t rvnpu` (fp32, and int8 calibrated on its inputs), compiled by
 # `npukit compile` into an ELF that `npukit run --write model_input:f32:X` runs to the same
-# bits; and the refusals (no calibration for int8, an unknown setting).
+# bits; and the refusals (no calibration for int8, an unknown setting). Also the hand-worked DAG
+# of test_plan.c in fp32 (seed and rev2) against its values, and int8's refusal of it.
 # usage: rvnpu_cli.sh NPUKIT MODEL_PLAN_TEST
 set -u
 NPK=$1 PLAN=$2
@@ -12,6 +13,17 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 "$PLAN" --write "$T" || { echo "FAIL: cannot write the model"; exit 1; }
+# the hand-worked DAG of test_plan.c (LayerNorm, dense on 2 rows, residual, a rank-2 Transpose,
+# MatMul of two activations, Div): fp32 gives its values; int8 refuses its first layer
+for s in precision=fp32 precision=fp32,isa_rev=rev2; do
+  out=$("$NPK" run-model -t rvnpu:$s --input "$T/dag_x.npy" --output "$T/dag_y.npy" \
+        "$T/dag.onnx" 2>&1)
+  [ $? = 0 ] && ok || bad "run-model dag $s: $out"
+  "$PLAN" --check-dag "$T/dag_y.npy" >/dev/null && ok || bad "dag $s: not the hand-worked values"
+done
+out=$("$NPK" run-model -t rvnpu --calib "$T/dag_x.npy" --input "$T/dag_x.npy" "$T/dag.onnx" 2>&1)
+[ $? = 1 ] && grep -q "layer 0 (node 0 'ln', LayerNormalization): rvnpu lowers chains" <<<"$out" &&
+  ok || bad "int8 dag: $out"
 out=$("$NPK" run-model -t rvnpu:precision=fp32 --input "$T/x.npy" --output "$T/y.npy" \
       "$T/mlp.onnx" 2>&1)
 [ $? = 0 ] && ok || bad "run-model fp32: $out"

@@ -244,9 +244,10 @@ static void test_gelu_pattern(void)
     }
     npk_plan_free(p);
     npk_model_free(m);
-    /* with 0.25 in place of 0.5 it is not GELU: h feeds two nodes, which a chain refuses */
+    /* with 0.25 in place of 0.5 it is not GELU: the nodes are taken one by one, the Div by
+     * sqrt 2 a scale layer, and Erf alone is no layer */
     graph h = gelu_graph(0.25f);
-    expect_plan_error(&h, "'h' is read by more than one node", "chains");
+    expect_plan_error(&h, "node 2 'erf' (Erf)", "no lowering takes this operator");
 }
 
 static void expect_plan_error(const graph *g, const char *want, const char *want2)
@@ -264,20 +265,20 @@ static void expect_plan_error(const graph *g, const char *want, const char *want
 
 static void test_errors(void)
 {
-    /* a residual: Add(Relu(x), x) */
+    /* a product of two activations (the residual Add(Relu(x), x) is taken: test_dag) */
     graph g = {0};
     g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 4));
     g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, 4));
     ADD_NODE(g, node("Relu", "r", "x", "a", NULL));
-    ADD_NODE(g, node("Add", "res", "a,x", "y", NULL));
-    expect_plan_error(&g, "more than one node", "chains");
-    /* an operator no lowering takes: Transpose of an activation */
+    ADD_NODE(g, node("Mul", "res", "a,x", "y", NULL));
+    expect_plan_error(&g, "node 1 'res' (Mul): reads 'x' beside 'a'", "Add and MatMul only");
+    /* a Transpose that moves the batch axis */
     graph t = {0};
     t.ins[t.n_ins++] = vinfo("x", F, DIMS(1, 1, 2, 3));
-    t.outs[t.n_outs++] = vinfo("y", F, DIMS(1, 1, 3, 2));
-    ADD_NODE(t, node("Transpose", "tr", "x", "y", attr_is("perm", 4, (int64_t[]){0, 1, 3, 2}),
+    t.outs[t.n_outs++] = vinfo("y", F, DIMS(1, 1, 2, 3));
+    ADD_NODE(t, node("Transpose", "tr", "x", "y", attr_is("perm", 4, (int64_t[]){1, 0, 2, 3}),
                      NULL));
-    expect_plan_error(&t, "node 0 'tr' (Transpose)", "no lowering takes this operator");
+    expect_plan_error(&t, "node 0 'tr' (Transpose)", "moves the batch axis");
     /* softmax over the batch axis */
     graph s = {0};
     s.ins[s.n_ins++] = vinfo("x", F, DIMS(1, 4));
@@ -310,6 +311,175 @@ static void test_errors(void)
     ADD_INIT(nw, ftensor("W", DIMS(1, 2), VALS(1, NAN)));
     ADD_NODE(nw, node("Gemm", "fc", "x,W", "y", attr_i("transB", 1), NULL));
     expect_plan_error(&nw, "'fc' (Gemm): its weight 'W' has NaN at element 1", "must be finite");
+}
+
+/* A DAG on a 2-token sequence x [1, 2, 2] = ((1, 3), (4, 4)):
+ *   h = LayerNormalization(x; gamma (2, 1), beta (0, 1), epsilon 3) over the last axis:
+ *       row (1, 3): mean 2, biased variance 1, 1 / sqrt(1 + 3) = 1/2: (-0.5, 0.5) -> (-1, 1.5);
+ *       row (4, 4): mean 4, variance 0: (0, 0) -> (0, 1).
+ *   d = MatMul(h, W = [[1, 2], [0, 1]]) + (0.5, -1): row 0 (-1 + 0.5, -2 + 1.5 - 1) =
+ *       (-0.5, -1.5); row 1 (0.5, 1 - 1) = (0.5, 0).
+ *   r = x + d (the residual): ((0.5, 1.5), (4.5, 4)).
+ *   t = Transpose(r, perm (0, 2, 1)) = ((0.5, 4.5), (1.5, 4)).
+ *   g = MatMul(r, t) (two activations): the Gram matrix of r's rows: 0.25 + 2.25 = 2.5,
+ *       0.5 * 4.5 + 1.5 * 4 = 8.25, 20.25 + 16 = 36.25: ((2.5, 8.25), (8.25, 36.25)).
+ *   y = g / 0.5 = ((5, 16.5), (16.5, 72.5)).
+ * x is read by the LayerNorm and the Add, r by the Transpose and the MatMul. */
+static graph dag_graph(void)
+{
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 2, 2));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, 2, 2));
+    ADD_INIT(g, ftensor("gamma", DIMS(2), VALS(2, 1)));
+    ADD_INIT(g, ftensor("beta", DIMS(2), VALS(0, 1)));
+    ADD_INIT(g, ftensor("W", DIMS(2, 2), VALS(1, 2, 0, 1)));
+    ADD_INIT(g, ftensor("bW", DIMS(2), VALS(0.5f, -1)));
+    ADD_INIT(g, ftensor("half", SCALAR, VALS(0.5f)));
+    ADD_NODE(g, node("LayerNormalization", "ln", "x,gamma,beta", "h", attr_i("axis", -1),
+                     attr_f("epsilon", 3), NULL));
+    ADD_NODE(g, node("MatMul", "fc", "h,W", "d0", NULL));
+    ADD_NODE(g, node("Add", "fc_b", "bW,d0", "d", NULL));
+    ADD_NODE(g, node("Add", "res", "x,d", "r", NULL));
+    ADD_NODE(g, node("Transpose", "tr", "r", "t", attr_is("perm", 3, (int64_t[]){0, 2, 1}),
+                     NULL));
+    ADD_NODE(g, node("MatMul", "gram", "r,t", "g0", NULL));
+    ADD_NODE(g, node("Div", "scale", "g0,half", "y", NULL));
+    return g;
+}
+
+static void test_dag(void)
+{
+    graph g = dag_graph();
+    npk_model *m;
+    char err[512] = "";
+    npk_plan *p = plan_of(&g, &m, err, sizeof err);
+    NPK_REPORT(p != NULL, "dag: %s\n", err);
+    if (!p) {
+        npk_model_free(m);
+        return;
+    }
+    static const npk_layer_kind kinds[6] = {NPK_LAYER_LAYERNORM, NPK_LAYER_DENSE, NPK_LAYER_ADD,
+                                            NPK_LAYER_TRANSPOSE, NPK_LAYER_MATMUL,
+                                            NPK_LAYER_SCALE};
+    /* tensors: 0 x, 1 h, 2 d, 3 r, 4 t, 5 g0, 6 y */
+    static const int ins[6] = {0, 1, 0, 3, 3, 5}, in2s[6] = {-1, -1, 2, -1, 4, -1};
+    NPK_CHECK_EQ_U64(p->n_layers, 6);
+    NPK_CHECK_EQ_U64(p->n_tensors, 7);
+    for (size_t i = 0; i < 6 && i < p->n_layers; i++) {
+        const npk_layer *l = &p->layers[i];
+        NPK_REPORT(l->kind == kinds[i] && l->in == ins[i] && l->in2 == in2s[i] &&
+                   l->out == (int)i + 1, "layer %zu: %s in %d in2 %d out %d\n", i,
+                   npk_layer_kind_name(l->kind), l->in, l->in2, l->out);
+    }
+    NPK_CHECK(p->tensors[0].rank == 2 && p->tensors[0].dims[0] == 2 && p->tensors[0].dims[1] == 2);
+    NPK_CHECK(p->layers[0].row == 2 && p->layers[0].eps == 3.0 && p->layers[0].w[0] == 2 &&
+              p->layers[0].b[1] == 1);
+    NPK_CHECK(p->layers[1].rows == 2 && p->layers[1].n_in == 2 && p->layers[1].n_out == 2 &&
+              p->layers[1].b && p->layers[1].b[1] == -1);
+    NPK_CHECK(p->layers[3].trank == 2 && p->layers[3].perm[0] == 1 && p->layers[3].perm[1] == 0);
+    NPK_CHECK(p->layers[4].batch == 1 && p->layers[4].rows == 2 && p->layers[4].n_in == 2 &&
+              p->layers[4].n_out == 2);
+    NPK_CHECK(p->layers[5].factor == 2.0);
+    NPK_CHECK_EQ_U64(p->macs, 2 * 2 * 2 + 2 * 2 * 2);
+    double x[4] = {1, 3, 4, 4}, y[4];
+    static const double want[4] = {5, 16.5, 16.5, 72.5};
+    NPK_CHECK(npk_plan_run_f64(p, x, y, 0) == 0);
+    for (int i = 0; i < 4; i++)
+        near(y[i], want[i], 1e-12, "dag y");
+    /* a chain lowering refuses it, naming the first layer of a sequence kind */
+    const npk_lower_target *t = npk_lower_find("opennpu");
+    NPK_CHECK(t && t->compile(p, "", "/nonexistent/x", NULL, err, sizeof err) != 0);
+    NPK_CHECK_CONTAINS(err, "layer 0 (node 0 'ln', LayerNormalization): opennpu lowers chains");
+    npk_plan_free(p);
+    npk_model_free(m);
+}
+
+/* The residual the chain plan refused: y = Relu(x) + x; x = (-2, 3): (-2, 6). */
+static void test_residual(void)
+{
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 2));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, 2));
+    ADD_NODE(g, node("Relu", "r", "x", "a", NULL));
+    ADD_NODE(g, node("Add", "res", "a,x", "y", NULL));
+    npk_model *m;
+    char err[512] = "";
+    npk_plan *p = plan_of(&g, &m, err, sizeof err);
+    NPK_REPORT(p != NULL, "residual: %s\n", err);
+    if (p) {
+        NPK_CHECK(p->n_layers == 2 && p->layers[1].kind == NPK_LAYER_ADD &&
+                  p->layers[1].in == 1 && p->layers[1].in2 == 0);
+        double x[2] = {-2, 3}, y[2];
+        NPK_CHECK(npk_plan_run_f64(p, x, y, 0) == 0 && y[0] == -2 && y[1] == 6);
+    }
+    npk_plan_free(p);
+    npk_model_free(m);
+}
+
+/* RMSNorm as PyTorch exports it (models/onnx/rmsnorm_block.py's note), forms 0 to 2:
+ *   x * (1 / Sqrt(ReduceMean(Pow(x, 2)) + eps)) * g,   x / Sqrt(ReduceMean(x * x) + eps) * g,
+ *   and Reciprocal(Sqrt(...)) * x * g (rsqrt as the dynamo exporter writes it)
+ * x [1, 1, 2] = (1, 7), eps 11, g = (3, 6): mean(x^2) = (1 + 49) / 2 = 25, sqrt(25 + 11) = 6,
+ * (1/6, 7/6) * g = (0.5, 7). */
+static graph rms_graph(int form)
+{
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 1, 2));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, 1, 2));
+    ADD_INIT(g, ftensor("two", SCALAR, VALS(2)));
+    ADD_INIT(g, ftensor("one", SCALAR, VALS(1)));
+    ADD_INIT(g, ftensor("eps", SCALAR, VALS(11)));
+    ADD_INIT(g, ftensor("g", DIMS(2), VALS(3, 6)));
+    int div_form = form == 1;
+    if (div_form)
+        ADD_NODE(g, node("Mul", "sq", "x,x", "s", NULL));
+    else
+        ADD_NODE(g, node("Pow", "sq", "x,two", "s", NULL));
+    ADD_NODE(g, node("ReduceMean", "mean", "s", "ms", attr_is("axes", 1, (int64_t[]){-1}),
+                     attr_i("keepdims", 1), NULL));
+    ADD_NODE(g, node("Add", "add_eps", "ms,eps", "a", NULL));
+    ADD_NODE(g, node("Sqrt", "sqrt", "a", "q", NULL));
+    if (div_form) {
+        ADD_NODE(g, node("Div", "div", "x,q", "n", NULL));
+    } else if (form == 2) {
+        ADD_NODE(g, node("Reciprocal", "rsqrt", "q", "rq", NULL));
+        ADD_NODE(g, node("Mul", "mul_x", "rq,x", "n", NULL));
+    } else {
+        ADD_NODE(g, node("Div", "rsqrt", "one,q", "rq", NULL));
+        ADD_NODE(g, node("Mul", "mul_x", "x,rq", "n", NULL));
+    }
+    ADD_NODE(g, node("Mul", "gain", "n,g", "y", NULL));
+    return g;
+}
+
+static void test_rmsnorm(void)
+{
+    for (int form = 0; form < 3; form++) {
+        graph g = rms_graph(form);
+        npk_model *m;
+        char err[512] = "";
+        npk_plan *p = plan_of(&g, &m, err, sizeof err);
+        NPK_REPORT(p != NULL, "rmsnorm %d: %s\n", form, err);
+        if (!p) {
+            npk_model_free(m);
+            continue;
+        }
+        NPK_CHECK(p->n_layers == 1 && p->layers[0].kind == NPK_LAYER_RMSNORM &&
+                  p->layers[0].eps == 11 && p->layers[0].w && p->layers[0].w[1] == 6 &&
+                  !p->layers[0].b);
+        NPK_CHECK_EQ_STR(p->layers[0].name, "sq");
+        double x[2] = {1, 7}, y[2];
+        NPK_CHECK(npk_plan_run_f64(p, x, y, 0) == 0);
+        near(y[0], 0.5, 1e-15, "rms y0");
+        near(y[1], 7, 1e-15, "rms y1");
+        npk_plan_free(p);
+        npk_model_free(m);
+    }
+    /* the mean over another axis is not RMSNorm: Pow alone is no layer */
+    graph h = rms_graph(0);
+    h.nodes[1] = node("ReduceMean", "mean", "s", "ms", attr_is("axes", 1, (int64_t[]){1}),
+                      attr_i("keepdims", 1), NULL);
+    expect_plan_error(&h, "node 0 'sq' (Pow)", "no lowering takes this operator");
 }
 
 /* An integer tensor (int8, uint8 or int32; ONNX keeps them in int32_data) with the values. */
@@ -471,7 +641,7 @@ static void test_q_errors(void)
     /* the DequantizeLinear of a weight with a negative scale: not folded, so not a constant */
     graph n = qdq_dense();
     n.inits[4] = ftensor("ws", DIMS(2), VALS(0.25f, -0.5f));
-    expect_plan_error(&n, "(DequantizeLinear): dequantises 'Wq', not the chain's value",
+    expect_plan_error(&n, "(DequantizeLinear): dequantises the constant 'Wq' but was not folded",
                       "positive, finite scales (scale 'ws')");
     /* int8 weights behind a float input (weight-only quantisation) */
     graph w = qdq_dense();
@@ -594,9 +764,8 @@ static void test_npy(void)
 }
 
 /* --write DIR: the MLP above as DIR/mlp.onnx and its input x = (1, 2, -1) twice as DIR/x.npy
- * [2, 3], for the command-line test (run_model.sh); the int8 models (qdq.onnx, qmm_zp.onnx with
- * its input xq.npy, and qdq_neg_scale.onnx, committed as tests/bad/inputs/onnx_qlinear_zp.onnx
- * and onnx_qdq_neg_scale.onnx). */
+ * [2, 3], for the command-line test (run_model.sh); and the DAG of test_dag as DIR/dag.onnx
+ * with its input ((1, 3), (4, 4)) as DIR/dag_x.npy [1, 2, 2] (rvnpu_cli.sh). */
 static int write_files(const char *dir)
 {
     char path[512], err[512];
@@ -604,6 +773,13 @@ static int write_files(const char *dir)
     snprintf(path, sizeof path, "%s/mlp.onnx", dir);
     write_model(&g, 0, path);
     pool_free();
+    float x[6] = {1, 2, -1, 1, 2, -1};
+    int64_t dims[2] = {2, 3};
+    snprintf(path, sizeof path, "%s/x.npy", dir);
+    if (npk_npy_write_f32(path, x, 2, dims, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
     /* the int8 models of test_qdq_dense and test_qlinear_matmul (zero points 1 and 3) */
     g = qdq_dense();
     snprintf(path, sizeof path, "%s/qdq.onnx", dir);
@@ -619,16 +795,42 @@ static int write_files(const char *dir)
     snprintf(path, sizeof path, "%s/qdq_neg_scale.onnx", dir);
     write_model(&g, 0, path);
     pool_free();
-    float x[6] = {1, 2, -1, 1, 2, -1}, xq[2] = {1, -1.5f};
-    int64_t dims[2] = {2, 3}, dq[2] = {1, 2};
-    snprintf(path, sizeof path, "%s/x.npy", dir);
-    int rc = npk_npy_write_f32(path, x, 2, dims, err, sizeof err);
+    float xq[2] = {1, -1.5f};
+    int64_t dq[2] = {1, 2};
     snprintf(path, sizeof path, "%s/xq.npy", dir);
-    if (rc != 0 || npk_npy_write_f32(path, xq, 2, dq, err, sizeof err) != 0) {
+    if (npk_npy_write_f32(path, xq, 2, dq, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    graph d = dag_graph();
+    snprintf(path, sizeof path, "%s/dag.onnx", dir);
+    write_model(&d, 0, path);
+    pool_free();
+    float xd[4] = {1, 3, 4, 4};
+    int64_t dd[3] = {1, 2, 2};
+    snprintf(path, sizeof path, "%s/dag_x.npy", dir);
+    if (npk_npy_write_f32(path, xd, 3, dd, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
     return 0;
+}
+
+/* --check-dag FILE: FILE holds the DAG's output for dag_x.npy, worked out at test_dag:
+ * (5, 16.5, 16.5, 72.5), within 1e-5 relative (a float32 run). */
+static int check_dag(const char *path)
+{
+    npk_npy_f32 y;
+    char err[512];
+    static const float want[4] = {5, 16.5f, 16.5f, 72.5f};
+    NPK_REPORT(npk_npy_read_f32(path, &y, err, sizeof err) == 0, "%s\n", err);
+    if (!y.data)
+        return npk_test_done();
+    NPK_CHECK_EQ_U64(y.count, 4);
+    for (size_t i = 0; i < 4 && y.count == 4; i++)
+        near(y.data[i], want[i], 1e-5 * want[i], "dag output");
+    npk_npy_free_f32(&y);
+    return npk_test_done();
 }
 
 /* --check FILE: FILE holds the outputs of the MLP for that input (worked out at test_mlp):
@@ -649,18 +851,84 @@ static int check_output(const char *path)
     return npk_test_done();
 }
 
+/* --f64 MODEL.onnx X.npy REF.npy TOL: the plan's float64 run of every input of X against REF,
+ * the float64 NumPy reference's outputs (onnx_ref.py --output: '<f8', C order, one output after
+ * the other); fails when an element differs by more than TOL. Prints the layers' kinds. */
+static int check_f64(const char *model, const char *xpath, const char *refpath, double tol)
+{
+    char err[512] = "";
+    npk_model *m = NULL;
+    npk_plan *p = NULL;
+    npk_npy_f32 x = {0};
+    NPK_REPORT(npk_model_read_file(model, &m, err, sizeof err) == 0, "%s\n", err);
+    NPK_REPORT(m && npk_plan_build(m, &p, err, sizeof err) == 0, "%s\n", err);
+    NPK_REPORT(npk_npy_read_f32(xpath, &x, err, sizeof err) == 0, "%s\n", err);
+    FILE *f = fopen(refpath, "rb");
+    unsigned char head[10];
+    char dict[512] = "";
+    size_t hl = 0;
+    if (f && fread(head, 1, 10, f) == 10 && memcmp(head, "\x93NUMPY\x01", 7) == 0) {
+        hl = (size_t)head[8] | (size_t)head[9] << 8;
+        if (hl >= sizeof dict || fread(dict, 1, hl, f) != hl)
+            hl = 0;
+    }
+    NPK_REPORT(hl && strstr(dict, "'descr': '<f8'") && strstr(dict, "'fortran_order': False"),
+               "%s: not a float64 .npy (version 1, C order)\n", refpath);
+    if (!p || !x.data || !hl) {
+        if (f)
+            fclose(f);
+        npk_npy_free_f32(&x);
+        npk_plan_free(p);
+        npk_model_free(m);
+        return npk_test_done();
+    }
+    for (size_t i = 0; i < p->n_layers; i++)
+        printf("%s%s", i ? " " : "layers: ", npk_layer_kind_name(p->layers[i].kind));
+    size_t nin = p->tensors[0].elems, nout = p->tensors[p->n_tensors - 1].elems;
+    size_t count = x.count / nin;
+    double *xi = malloc(nin * sizeof *xi), *y = malloc(nout * sizeof *y),
+           *ref = malloc(nout * sizeof *ref);
+    double worst = 0.0;
+    for (size_t k = 0; k < count && xi && y && ref; k++) {
+        for (size_t i = 0; i < nin; i++)
+            xi[i] = x.data[k * nin + i];
+        NPK_CHECK(npk_plan_run_f64(p, xi, y, 0) == 0);
+        NPK_CHECK(fread(ref, sizeof *ref, nout, f) == nout);
+        for (size_t i = 0; i < nout; i++)
+            worst = fabs(y[i] - ref[i]) > worst ? fabs(y[i] - ref[i]) : worst;
+    }
+    printf("\n%s: %zu inputs, max |float64 plan - NumPy reference| %.3g (tolerance %g)\n", model,
+           count, worst, tol);
+    NPK_REPORT(count > 0 && worst <= tol, "outside the tolerance\n");
+    free(xi);
+    free(y);
+    free(ref);
+    fclose(f);
+    npk_npy_free_f32(&x);
+    npk_plan_free(p);
+    npk_model_free(m);
+    return npk_test_done();
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--write") == 0)
         return write_files(argv[2]);
     if (argc == 3 && strcmp(argv[1], "--check") == 0)
         return check_output(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--check-dag") == 0)
+        return check_dag(argv[2]);
+    if (argc == 6 && strcmp(argv[1], "--f64") == 0)
+        return check_f64(argv[2], argv[3], argv[4], atof(argv[5]));
     test_mlp();
     test_cnn();
     test_avgpool(0);
     test_avgpool(1);
     test_gelu_pattern();
     test_errors();
+    test_dag();
+    test_residual();
+    test_rmsnorm();
     test_qdq_dense();
     test_qlinear_matmul(0, 0);
     test_qlinear_matmul(1, 3);

@@ -222,6 +222,10 @@ static int check_window(const npk_plan *p, size_t i, char *err, size_t n)
 /* Check the plan; n_npu: the layers that run on the NPU (trailing Softmax layers do not). */
 static int analyse(const npk_plan *p, size_t *n_npu, char *err, size_t n)
 {
+    if (npk_lower_chain_only(p, "opennpu", "its int8 VALU has no exp, division or square root "
+                             "for softmax and the normalisations inside a model, and no int8 "
+                             "product of two activations is lowered", err, n))
+        return -1;
     if (!p->calibrated) {
         snprintf(err, n, "int8 needs a calibrated plan: give calibration inputs (--calib X.npy)");
         return -1;
@@ -282,6 +286,9 @@ static int analyse(const npk_plan *p, size_t *n_npu, char *err, size_t n)
             if (ti->elems != to->elems)
                 return npk_lower_fail(err, n, p, i, "activation changes the element count");
             break;
+        default: /* refused by npk_lower_chain_only */
+            return npk_lower_fail(err, n, p, i, "no opennpu lowering for a %s layer",
+                                  npk_layer_kind_name(l->kind));
         }
         if (l->kind != NPK_LAYER_ACT && l->kind != NPK_LAYER_DENSE &&
             l->kind != NPK_LAYER_CONV && l->act != NPK_ACT_NONE)
@@ -842,7 +849,7 @@ static int gen_program(build *b, char *err, size_t n)
         case NPK_LAYER_MAXPOOL:
         case NPK_LAYER_AVGPOOL: gen_pool(b, g, i); break;
         case NPK_LAYER_ACT: gen_act(b, g, i); break;
-        case NPK_LAYER_SOFTMAX: break;
+        default: break; /* softmax runs on the host; analyse refused the rest */
         }
     b->prog = npk_opennpu_gen_finish(g, &b->cnt);
     if (!b->prog) {

@@ -587,6 +587,13 @@ static int build(pb *b)
     const npk_plan *p = b->p;
     b->pin = -1;
     b->layer = (size_t)-1;
+    if (npk_lower_chain_only(p, "pccx", "its GEMV and GEMM engines multiply by INT4 weight "
+                             "tensors fixed in the program, never by an activation (attention's "
+                             "products); the normalisations, residual adds and transposes are "
+                             "not lowered to its CVO unit", b->err, b->err_size)) {
+        b->failed = 1;
+        return -1;
+    }
     b->t = calloc(p->n_tensors, sizeof *b->t);
     if (!b->t)
         return fail(b, "out of memory");

@@ -235,14 +235,41 @@ static int check_layer(const npk_plan *p, size_t i, const rv_settings *s, char *
     const npk_layer *l = &p->layers[i];
     const npk_ptensor *in = &p->tensors[l->in], *out = &p->tensors[l->out];
     int last = i + 1 == p->n_layers;
-    if (l->in != (int)i || l->out != (int)i + 1)
-        return npk_lower_fail(err, err_size, p, i, "rvnpu lowers a chain of layers only");
+    size_t rows = l->rows > 1 ? (size_t)l->rows : 1;
+    if (!s->fp32 && (l->in != (int)i || l->out != (int)i + 1))
+        return npk_lower_fail(err, err_size, p, i, "int8: rvnpu lowers a chain of layers only");
     switch (l->kind) {
     case NPK_LAYER_DENSE:
-        if ((size_t)l->n_in != in->elems || (size_t)l->n_out != out->elems)
-            return npk_lower_fail(err, err_size, p, i, "dense layer of %d -> %d does not match "
-                                  "its tensors (%zu -> %zu elements)", l->n_in, l->n_out,
-                                  in->elems, out->elems);
+        if ((size_t)l->n_in * rows != in->elems || (size_t)l->n_out * rows != out->elems)
+            return npk_lower_fail(err, err_size, p, i, "dense layer of %zu x %d -> %d does not "
+                                  "match its tensors (%zu -> %zu elements)", rows, l->n_in,
+                                  l->n_out, in->elems, out->elems);
+        break;
+    case NPK_LAYER_LAYERNORM:
+    case NPK_LAYER_RMSNORM:
+        if (l->row <= 0 || in->elems % (size_t)l->row || in->elems != out->elems)
+            return npk_lower_fail(err, err_size, p, i, "%s rows of %d do not divide %zu "
+                                  "elements", npk_layer_kind_name(l->kind), l->row, in->elems);
+        break;
+    case NPK_LAYER_MATMUL:
+        if (l->in2 < 0 || (size_t)l->batch * (size_t)l->rows * (size_t)l->n_in != in->elems ||
+            (size_t)l->batch * (size_t)l->n_in * (size_t)l->n_out != p->tensors[l->in2].elems ||
+            (size_t)l->batch * (size_t)l->rows * (size_t)l->n_out != out->elems)
+            return npk_lower_fail(err, err_size, p, i, "matmul of %d x [%d x %d] by [%d x %d] "
+                                  "does not match its tensors", l->batch, l->rows, l->n_in,
+                                  l->n_in, l->n_out);
+        break;
+    case NPK_LAYER_TRANSPOSE:
+        if (l->trank < 1 || l->trank > 3)
+            return npk_lower_fail(err, err_size, p, i, "a transpose of rank %d", l->trank);
+        break;
+    case NPK_LAYER_ADD:
+        if (l->in2 < 0 || p->tensors[l->in2].elems != in->elems || in->elems != out->elems)
+            return npk_lower_fail(err, err_size, p, i, "add of tensors of different sizes");
+        break;
+    case NPK_LAYER_SCALE:
+        if (in->elems != out->elems)
+            return npk_lower_fail(err, err_size, p, i, "scale changes the element count");
         break;
     case NPK_LAYER_CONV:
         if (in->rank != 3 || out->rank != 3 || in->dims[0] != l->n_in ||
@@ -273,8 +300,8 @@ static int check_layer(const npk_plan *p, size_t i, const rv_settings *s, char *
         return npk_lower_fail(err, err_size, p, i, "layer kind %d is not supported by rvnpu",
                               (int)l->kind);
     }
-    if ((l->kind == NPK_LAYER_MAXPOOL || l->kind == NPK_LAYER_AVGPOOL ||
-         l->kind == NPK_LAYER_SOFTMAX) && l->act != NPK_ACT_NONE)
+    if (l->kind != NPK_LAYER_DENSE && l->kind != NPK_LAYER_CONV && l->kind != NPK_LAYER_ACT &&
+        l->act != NPK_ACT_NONE)
         return npk_lower_fail(err, err_size, p, i, "activation %s after %s is not supported",
                               npk_act_name(l->act), npk_layer_kind_name(l->kind));
     if (l->kind == NPK_LAYER_DENSE || l->kind == NPK_LAYER_CONV) {
@@ -291,6 +318,58 @@ static int check_layer(const npk_plan *p, size_t i, const rv_settings *s, char *
     return 0;
 }
 
+/* The fields of a sequence layer's op (float only). */
+static int emit_seq(rv_emit *e, const npk_layer *l, rvm_op *op, const uint32_t *tbuf,
+                    const npk_ptensor *in)
+{
+    op->c = (uint32_t)in->elems;
+    op->h = op->w = 1;
+    switch (l->kind) {
+    case NPK_LAYER_LAYERNORM:
+    case NPK_LAYER_RMSNORM:
+        op->c = (uint32_t)(in->elems / (size_t)l->row);
+        op->h = (uint32_t)l->row;
+        op->flags |= l->kind == NPK_LAYER_RMSNORM ? RVM_F_RMS : 0;
+        op->wts = l->w ? put_f32s(e, l->w, (size_t)l->row) : 0;
+        op->bias = l->b ? put_f32s(e, l->b, (size_t)l->row) : 0;
+        op->fparam = f32bits((float)l->eps);
+        break;
+    case NPK_LAYER_MATMUL:
+        op->src2 = tbuf[l->in2];
+        op->batch = (uint32_t)l->batch;
+        op->rows = (uint32_t)l->rows;
+        op->c = (uint32_t)l->n_in;
+        op->m = (uint32_t)l->n_out;
+        op->scratch = buffer(e, (uint64_t)l->n_in * (uint64_t)l->n_out * 4);
+        break;
+    case NPK_LAYER_TRANSPOSE: {
+        /* as three axes: a missing leading axis of size 1 stays first */
+        int lead = 3 - l->trank;
+        uint32_t d[3] = {1, 1, 1}, perm = 0;
+        for (int a = 0; a < 3; a++) {
+            int pa = a < lead ? a : l->perm[a - lead] + lead;
+            if (a >= lead)
+                d[a] = (uint32_t)l->tdims[a - lead];
+            perm |= (uint32_t)pa << (4 * a);
+        }
+        op->c = d[0];
+        op->h = d[1];
+        op->w = d[2];
+        op->perm = perm;
+        break;
+    }
+    case NPK_LAYER_ADD:
+        op->src2 = tbuf[l->in2];
+        break;
+    case NPK_LAYER_SCALE:
+        op->fparam = f32bits((float)l->factor);
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
 /* Emit one layer. `scale` holds the int8 scale of every tensor as this lowering uses it (pools
  * and ReLU keep their input's scale); the last dense/conv of an int8 plan keeps int32. */
 static int emit_layer(rv_emit *e, const npk_plan *p, size_t i, const rv_settings *s,
@@ -302,7 +381,10 @@ static int emit_layer(rv_emit *e, const npk_plan *p, size_t i, const rv_settings
     static const uint32_t kinds[] = {
         [NPK_LAYER_DENSE] = RVM_OP_DENSE, [NPK_LAYER_CONV] = RVM_OP_CONV,
         [NPK_LAYER_MAXPOOL] = RVM_OP_MAXPOOL, [NPK_LAYER_AVGPOOL] = RVM_OP_AVGPOOL,
-        [NPK_LAYER_SOFTMAX] = RVM_OP_SOFTMAX, [NPK_LAYER_ACT] = RVM_OP_ACT};
+        [NPK_LAYER_SOFTMAX] = RVM_OP_SOFTMAX, [NPK_LAYER_ACT] = RVM_OP_ACT,
+        [NPK_LAYER_LAYERNORM] = RVM_OP_NORM, [NPK_LAYER_RMSNORM] = RVM_OP_NORM,
+        [NPK_LAYER_MATMUL] = RVM_OP_MATMUL, [NPK_LAYER_TRANSPOSE] = RVM_OP_TRANSPOSE,
+        [NPK_LAYER_ADD] = RVM_OP_ADD, [NPK_LAYER_SCALE] = RVM_OP_SCALE};
     if (l->kind == NPK_LAYER_SOFTMAX && !s->fp32)
         return 0; /* int8: emitted after the final DEQUANT */
     rvm_op *op = add_op(e, kinds[l->kind], fp, tbuf[l->in], tbuf[l->out]);
@@ -310,7 +392,10 @@ static int emit_layer(rv_emit *e, const npk_plan *p, size_t i, const rv_settings
     if (l->kind == NPK_LAYER_DENSE) {
         op->c = (uint32_t)l->n_in;
         op->m = (uint32_t)l->n_out;
+        op->rows = l->rows > 1 ? (uint32_t)l->rows : 1;
     }
+    if (l->kind >= NPK_LAYER_LAYERNORM) /* float only: check_layer refused them in int8 */
+        return emit_seq(e, l, op, tbuf, in);
     op->act = act_code(l->act);
     op->fparam = f32bits((float)l->alpha);
     if (l->kind == NPK_LAYER_SOFTMAX) {
@@ -549,6 +634,9 @@ static int build(const npk_plan *p, const char *settings, rv_prog *out, char *er
         snprintf(err, err_size, "the plan has no chain of layers");
         return -1;
     }
+    if (!s.fp32 && npk_lower_chain_only(p, "rvnpu", "int8: not lowered yet; "
+                                        "precision=fp32 runs them", err, err_size))
+        return -1;
     if (!s.fp32 && !p->calibrated) {
         snprintf(err, err_size, "int8 needs a calibrated plan (npukit: --calib X.npy), or "
                  "precision=fp32");
@@ -620,7 +708,11 @@ static int build(const npk_plan *p, const char *settings, rv_prog *out, char *er
             const npk_layer *l = &p->layers[i];
             uint64_t oe = p->tensors[l->out].elems, win = (uint64_t)(l->kh * l->kw);
             if (l->kind == NPK_LAYER_DENSE)
-                out->macs += (uint64_t)l->n_in * (uint64_t)l->n_out;
+                out->macs += (uint64_t)l->n_in * (uint64_t)l->n_out *
+                             (uint64_t)(l->rows > 1 ? l->rows : 1);
+            else if (l->kind == NPK_LAYER_MATMUL)
+                out->macs += (uint64_t)l->batch * (uint64_t)l->rows * (uint64_t)l->n_in *
+                             (uint64_t)l->n_out;
             else if (l->kind == NPK_LAYER_CONV)
                 out->macs += oe * (uint64_t)l->n_in * win;
             work += oe * (1 + win) + p->tensors[l->in].elems;

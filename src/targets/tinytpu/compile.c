@@ -198,6 +198,13 @@ int tt_net_parse(const char *src, const char *name, tt_net *net, char *err, size
                 infer_line = 0;
             else
                 FAIL("'inference' takes yes or no");
+        } else if (!strcmp(kw, "tile")) {
+            if (nv == 1 && !strcmp(tok[1], "yes"))
+                net->tile = 1;
+            else if (nv == 1 && !strcmp(tok[1], "no"))
+                net->tile = 0;
+            else
+                FAIL("'tile' takes yes or no");
         } else if (!strcmp(kw, "eval")) {
             if (nv == 1 && !strcmp(tok[1], "yes"))
                 net->eval = 1;
@@ -286,10 +293,11 @@ int tt_net_parse(const char *src, const char *name, tt_net *net, char *err, size
             FAIL("no 'alpha' line");
         if (!have_lr)
             FAIL("no 'lr' line");
-        if (net->layer_alpha_set) {
+        if (net->layer_alpha_set && !net->tile) {
             line_no = alpha_line;
-            FAIL("per-layer alpha is for inference only (steps 0): training uses one alpha in "
-                 "the forward and the derivative stages");
+            FAIL("per-layer alpha is for inference only (steps 0) or the tiled training "
+                 "schedule ('tile yes'): the untiled training uses one alpha in the forward and "
+                 "the derivative stages");
         }
     }
     if (!nx)
@@ -334,6 +342,7 @@ typedef struct ctx {
     uint16_t leak;            /* α of the cycles being emitted (net->alpha but in inference) */
     unsigned wp;              /* planned append pointer */
     size_t cap_map;
+    uint16_t inv;             /* 2/B level of the cycles being emitted (c->inv but in sums) */
 } ctx;
 
 static int cfail(ctx *x, const char *fmt, ...)
@@ -354,7 +363,7 @@ static int emit(ctx *x, tt_cycle *cy, const tt_hostw *hw, unsigned nh)
 {
     cy->pathway = x->pathway;
     cy->leak = x->leak;
-    cy->inv = x->c->inv;
+    cy->inv = x->inv;
     cy->lr = x->net->lr;
     if (tt_program_add(&x->c->prog, cy, hw, nh))
         return cfail(x, "tinytpu compile: out of memory");
@@ -383,25 +392,27 @@ static unsigned skew_pos(unsigned R, unsigned C, unsigned r, unsigned c)
     return (unsigned)(p + r - (d + 1 >= C ? d + 1 - C : 0));
 }
 
-/* Position of (r, c) in a rows x cols matrix stored as blocks of N rows (batch tiles, rule 7),
- * each block in skew order. For rows <= N (one block) this is the skew order of A8, and for
- * cols <= 2 it is row-major: every layout of the machine's results is this one. */
+/* Position of (r, c) in a rows x cols matrix stored as blocks of at most N x N: block (bt, ft)
+ * (rows t0 = bt·N .. t0 + t - 1, columns f0 = ft·N .. f0 + f - 1) starts at t0·cols + f0·t and
+ * holds its t x f elements in skew order (A8); block rows in order, the blocks of a block row
+ * in order. This is the shape one read takes. With cols <= N it is the batch tiles of rule 7
+ * (rows <= N: the skew order of A8; cols <= 2: row-major), so every layout of the machine's
+ * results is this one; weights W (out x in) of a tiled layer are stored the same way, and a
+ * 1 x C vector is row-major. */
 static unsigned tile_pos(unsigned N, unsigned R, unsigned C, unsigned r, unsigned c)
 {
     unsigned t0 = r / N * N, t = R - t0 < N ? R - t0 : N;
-    return t0 * C + skew_pos(t, C, r - t0, c);
+    unsigned f0 = c / N * N, f = C - f0 < N ? C - f0 : N;
+    return t0 * C + f0 * t + skew_pos(t, f, r - t0, c - f0);
 }
 
-/* Position of (r, c) in a weight matrix of R x C: one skew-order block when R, C <= N; wider
- * (inference tiling) as blocks of at most N x N, block rows in order, the blocks of a block
- * row in order, each block in skew order (the shape one weight read takes). */
-static unsigned w_pos(unsigned N, unsigned R, unsigned C, unsigned r, unsigned c)
+/* Address of block (bt, ft) of such a matrix, and its shape. */
+static unsigned blk_addr(unsigned N, unsigned R, unsigned C, unsigned t0, unsigned f0,
+                         unsigned *t, unsigned *f)
 {
-    if (R <= N && C <= N)
-        return skew_pos(R, C, r, c);
-    unsigned ob = r / N, ib = c / N;
-    unsigned to = R - ob * N < N ? R - ob * N : N, ti = C - ib * N < N ? C - ib * N : N;
-    return ob * N * C + ib * N * to + skew_pos(to, ti, r % N, c % N);
+    *t = R - t0 < N ? R - t0 : N;
+    *f = C - f0 < N ? C - f0 : N;
+    return t0 * C + f0 * *t;
 }
 
 static int add_region(ctx *x, const char *name, tt_region_kind kind, int step, unsigned addr,
@@ -575,6 +586,439 @@ static int wide_layer(ctx *x, unsigned l, unsigned ain, unsigned aw, unsigned ab
     return 0;
 }
 
+/* ---- training with tiling (docs/tinytpu-compiler.md, "Training with tiling") --------------- */
+#define Q_ONE 0x0100    /* 1.0 */
+#define Q_NEG_ONE -256  /* -1.0 (0xFF00) */
+
+static unsigned ntiles(unsigned d, unsigned N)
+{
+    return (d + N - 1) / N;
+}
+
+/* α of layer l: its own (layer_alpha) or the common one. */
+static int lay_alpha(const tt_net *n, unsigned l)
+{
+    return n->layer_alpha_set >> l & 1 ? (int16_t)n->layer_alpha[l] : (int16_t)n->alpha;
+}
+
+/* A hidden ReLU layer (α = 0) keeps Z: H = max(Z, 0) is never negative, so the derivative
+ * stage (which tests the sign of its H input, A9.3) is given Z instead of H. */
+static int keep_z(const tt_net *n, unsigned l)
+{
+    return l + 1 < n->L && lay_alpha(n, l) == 0;
+}
+
+/* The tiled schedule's state: the Q8.8 model (act, dz, W, bv as in tt_compile; z: Z of each
+ * layer, g: backward sums), the addresses, and the identity matrices I_k (k x k) it loads. */
+typedef struct wide {
+    int **act, **dz, **W, **bv;
+    int *z[TT_NET_MAX_LAYERS];
+    int *g, *blk;                          /* B x max width; N x N */
+    unsigned *asum;                        /* block addresses of running sums */
+    unsigned *az[TT_NET_MAX_LAYERS];       /* block addresses of a kept Z */
+    unsigned aX, aY, *aW, *ab, *aH, *adz;
+    unsigned aI[TT_MAX_N + 1];
+    int step;
+} wide;
+
+/* A contraction in · M: in is B x K (the model's values; in the UB at ain, tile layout), the
+ * result B x F. M is W (wr x wc, out x in, at aw in the tile layout): fwd, M = Wᵀ (block (j, k)
+ * of W read transposed), else M = W (block (k, j) read untransposed). */
+typedef struct ctr {
+    const int *in;
+    unsigned ain, K, F;
+    const int *W;
+    unsigned aw, wr, wc;
+    int fwd;
+} ctr;
+
+static int ctr_m(const ctr *c, unsigned k, unsigned j)
+{
+    return c->fwd ? c->W[(size_t)j * c->wc + k] : c->W[(size_t)k * c->wc + j];
+}
+
+/* The running sums of output block (rows t0 .., columns j0 .., t x f) of a contraction over
+ * n = ceil(K / N) input tiles. Pass k multiplies input tile k by its weight block; from the
+ * second pass on, the loss stage (pathway 0010, A9.3) folds in the previous pass's block, read
+ * through the Y channel at x + N, with the 2/B level at -1.0 (exact: mul(v, -1.0) = -v, A3):
+ * s_1 = -(p_0 + bias), s_{k+1} = -(p_k - s_k), and the last pass, at +1.0, gives
+ * A = p_{n-1} - s_{n-1}: the sum, with each step's saturation. The first pass adds the bias
+ * (bias stage, at x + N) when `bias` is set. With n = 1, A = p_0 (+ bias). Every pass appends
+ * its block (junk; the last one, A, as `last_kind`); out (t x f) receives A, *aout its address. */
+static int chain(ctx *x, wide *w, const ctr *c, unsigned t0, unsigned j0, const int *bias,
+                 unsigned abias, const char *name, tt_region_kind last_kind, unsigned *aout)
+{
+    const unsigned N = x->N, B = x->net->B, n = ntiles(c->K, N);
+    unsigned t, f, prev = 0;
+    blk_addr(N, B, c->F, t0, j0, &t, &f);
+    int *out = w->blk;
+    for (unsigned k = 0; k < n; k++) {
+        unsigned k0 = k * N, tk, tt;
+        const int first = k == 0, lastp = k + 1 == n, inv = lastp ? Q_ONE : Q_NEG_ONE;
+        unsigned ia = blk_addr(N, B, c->K, t0, k0, &tt, &tk);
+        for (unsigned r = 0; r < t; r++)
+            for (unsigned j = 0; j < f; j++) {
+                int p = 0;
+                for (unsigned q = k0; q < k0 + tk; q++)
+                    p = tt_q_add(tt_q_mul(c->in[(size_t)(t0 + r) * c->K + q], ctr_m(c, q, j0 + j)),
+                                 p);
+                if (first && bias)
+                    p = tt_q_add(p, bias[j0 + j]);
+                int *o = &out[r * f + j];
+                *o = n == 1 ? p : tt_q_mul(tt_q_sub(p, first ? 0 : *o), inv);
+            }
+        unsigned wt_, wf_;
+        rd wt = c->fwd ? weight_read(c->aw + blk_addr(N, c->wr, c->wc, j0, k0, &wt_, &wf_), f, tk, 1)
+                       : weight_read(c->aw + blk_addr(N, c->wr, c->wc, k0, j0, &wt_, &wf_), tk, f, 0);
+        rd in = {TT_CH_INPUT, c->ain + ia, t, tk, 0, 0};
+        rd sides[1];
+        unsigned ns = 0, S;
+        uint8_t pw;
+        if (first && bias) {
+            sides[ns++] = (rd){TT_CH_BIAS, abias + j0, t, f, 0, N};
+            pw = n == 1 ? 0x8 : 0xA, S = n == 1 ? 1 : 2;
+        } else {
+            if (!first)
+                sides[ns++] = (rd){TT_CH_Y, prev, t, f, 0, N};
+            pw = n == 1 ? 0x0 : 0x2, S = n == 1 ? 0 : 1;
+        }
+        x->inv = n == 1 ? x->c->inv : (uint16_t)inv;
+        int rc = pass(x, pw, S, wt, in, t, f, sides, ns);
+        x->inv = x->c->inv;
+        if (rc)
+            return -1;
+        char nm[32];
+        if (lastp)
+            snprintf(nm, sizeof nm, "%s", name);
+        else
+            snprintf(nm, sizeof nm, "%s sum %u", name, k + 1);
+        if (append(x, nm, lastp ? last_kind : TT_R_JUNK, w->step, out, t, f, &prev))
+            return -1;
+    }
+    *aout = prev;
+    return 0;
+}
+
+/* Copy block (t0, j0) of the B x F matrix m into w->blk (t x f, row-major) or back. */
+static void blk_io(const ctx *x, wide *w, int *m, unsigned F, unsigned t0, unsigned j0, int put)
+{
+    unsigned t, f;
+    blk_addr(x->N, x->net->B, F, t0, j0, &t, &f);
+    for (unsigned r = 0; r < t; r++)
+        for (unsigned j = 0; j < f; j++) {
+            int *e = &m[(size_t)(t0 + r) * F + j0 + j];
+            if (put)
+                *e = w->blk[r * f + j];
+            else
+                w->blk[r * f + j] = *e;
+        }
+}
+
+/* The forward passes of layer l: H_l (act[l + 1]) appended as one B x d_out matrix. With one
+ * input tile and no kept Z, one pass (1100) per block; else the running sums of every block
+ * (Z: A plus the bias), then per block an identity pass with the leaky ReLU only (0100). */
+static int wide_forward(ctx *x, wide *w, unsigned l, int train)
+{
+    const tt_net *net = x->net;
+    const unsigned N = x->N, B = net->B, din = net->d[l], dout = net->d[l + 1];
+    const int la = lay_alpha(net, l), keep = train && keep_z(net, l);
+    unsigned ain = l == 0 ? w->aX : w->aH[l], t, f;
+    char nm[32];
+    x->leak = (uint16_t)la;
+    ctr c = {w->act[l], ain, din, dout, w->W[l], w->aW[l], dout, din, 1};
+    if (ntiles(din, N) == 1 && !keep) {
+        for (unsigned t0 = 0; t0 < B; t0 += N)
+            for (unsigned o0 = 0; o0 < dout; o0 += N) {
+                unsigned ia = blk_addr(N, B, din, t0, 0, &t, &f);
+                blk_addr(N, B, dout, t0, o0, &t, &f);
+                unsigned wt_, wf_;
+                rd wt = weight_read(w->aW[l] + blk_addr(N, dout, din, o0, 0, &wt_, &wf_), f, din, 1);
+                rd in = {TT_CH_INPUT, ain + ia, t, din, 0, 0};
+                rd sides[] = {{TT_CH_BIAS, w->ab[l] + o0, t, f, 0, N}};
+                if (pass(x, 0xC, 2, wt, in, t, f, sides, 1))
+                    return -1;
+            }
+    } else {
+        snprintf(nm, sizeof nm, "Z%u", l + 1);
+        unsigned bi = 0;
+        for (unsigned t0 = 0; t0 < B; t0 += N)
+            for (unsigned o0 = 0; o0 < dout; o0 += N, bi++) {
+                if (chain(x, w, &c, t0, o0, w->bv[l], w->ab[l], nm,
+                          keep ? TT_R_RESULT : TT_R_JUNK, &w->asum[bi]))
+                    return -1;
+                blk_io(x, w, w->z[l], dout, t0, o0, 1);
+                if (keep)
+                    w->az[l][bi] = w->asum[bi];
+            }
+        bi = 0;
+        for (unsigned t0 = 0; t0 < B; t0 += N)
+            for (unsigned o0 = 0; o0 < dout; o0 += N, bi++) {
+                blk_addr(N, B, dout, t0, o0, &t, &f);
+                rd wt = weight_read(w->aI[f], f, f, 0);
+                rd in = {TT_CH_INPUT, w->asum[bi], t, f, 0, 0};
+                if (pass(x, 0x4, 1, wt, in, t, f, NULL, 0))
+                    return -1;
+            }
+    }
+    /* model: H = lrelu(Z), Z = the sums (the direct pass computes the same per element) */
+    for (unsigned r = 0; r < B; r++)
+        for (unsigned j = 0; j < dout; j++) {
+            int z;
+            if (ntiles(din, N) == 1 && !keep) {
+                z = 0;
+                for (unsigned k = 0; k < din; k++)
+                    z = tt_q_add(tt_q_mul(w->act[l][(size_t)r * din + k],
+                                          w->W[l][(size_t)j * din + k]), z);
+                z = tt_q_add(z, w->bv[l][j]);
+                w->z[l][(size_t)r * dout + j] = z;
+            } else {
+                z = w->z[l][(size_t)r * dout + j];
+            }
+            w->act[l + 1][(size_t)r * dout + j] = lrelu(z, la);
+        }
+    snprintf(nm, sizeof nm, "H%u", l + 1);
+    x->leak = net->alpha;
+    return append(x, nm, TT_R_RESULT, w->step, w->act[l + 1], B, dout, &w->aH[l + 1]);
+}
+
+/* One training step of the tiled schedule; returns the loss of the step's forward output. */
+static int wide_step(ctx *x, wide *w, double *loss_out)
+{
+    const tt_net *net = x->net;
+    const unsigned N = x->N, B = net->B, L = net->L, dL = net->d[L];
+    const int lr = (int16_t)net->lr, inv = (int16_t)x->c->inv;
+    unsigned t, f;
+    char nm[32];
+    if (net->update_only) { /* dZ_1 given (in Y's place): the updates alone */
+        for (size_t i = 0; i < (size_t)B * dL; i++)
+            w->dz[L - 1][i] = net->Y[i];
+        w->adz[L - 1] = w->aY;
+        *loss_out = 0;
+    }
+    for (unsigned l = 0; l + 1 < L && !net->update_only; l++)
+        if (wide_forward(x, w, l, 1))
+            return -1;
+    /* ---- transition: dZ_L = lrelu'(H) (2/B)(H - Y), H = lrelu(Z_L) ---- */
+    if (!net->update_only) {
+        const unsigned l = L - 1, din = net->d[l];
+        const int la = lay_alpha(net, l);
+        unsigned ain = l == 0 ? w->aX : w->aH[l];
+        x->leak = (uint16_t)la;
+        double loss = 0;
+        if (ntiles(din, N) == 1) {
+            for (unsigned t0 = 0; t0 < B; t0 += N)
+                for (unsigned o0 = 0; o0 < dL; o0 += N) {
+                    unsigned ia = blk_addr(N, B, din, t0, 0, &t, &f);
+                    unsigned ay = blk_addr(N, B, dL, t0, o0, &t, &f), wt_, wf_;
+                    rd wt = weight_read(w->aW[l] + blk_addr(N, dL, din, o0, 0, &wt_, &wf_), f,
+                                        din, 1);
+                    rd in = {TT_CH_INPUT, ain + ia, t, din, 0, 0};
+                    rd sides[] = {{TT_CH_BIAS, w->ab[l] + o0, t, f, 0, N},
+                                  {TT_CH_Y, w->aY + ay, t, f, 0, N + 2}};
+                    if (pass(x, 0xF, 4, wt, in, t, f, sides, 2))
+                        return -1;
+                }
+            for (unsigned r = 0; r < B; r++)
+                for (unsigned j = 0; j < dL; j++) {
+                    int z = 0;
+                    for (unsigned k = 0; k < din; k++)
+                        z = tt_q_add(tt_q_mul(w->act[l][(size_t)r * din + k],
+                                              w->W[l][(size_t)j * din + k]), z);
+                    w->z[l][(size_t)r * dL + j] = tt_q_add(z, w->bv[l][j]);
+                }
+        } else {
+            ctr c = {w->act[l], ain, din, dL, w->W[l], w->aW[l], dL, din, 1};
+            snprintf(nm, sizeof nm, "Z%u", L);
+            unsigned bi = 0;
+            for (unsigned t0 = 0; t0 < B; t0 += N)
+                for (unsigned o0 = 0; o0 < dL; o0 += N, bi++) {
+                    if (chain(x, w, &c, t0, o0, w->bv[l], w->ab[l], nm, TT_R_JUNK, &w->asum[bi]))
+                        return -1;
+                    blk_io(x, w, w->z[l], dL, t0, o0, 1);
+                }
+            bi = 0;
+            for (unsigned t0 = 0; t0 < B; t0 += N)
+                for (unsigned o0 = 0; o0 < dL; o0 += N, bi++) {
+                    unsigned ay = blk_addr(N, B, dL, t0, o0, &t, &f);
+                    rd wt = weight_read(w->aI[f], f, f, 0);
+                    rd in = {TT_CH_INPUT, w->asum[bi], t, f, 0, 0};
+                    rd sides[] = {{TT_CH_Y, w->aY + ay, t, f, 0, N + 1}};
+                    if (pass(x, 0x7, 3, wt, in, t, f, sides, 1))
+                        return -1;
+                }
+        }
+        for (unsigned r = 0; r < B; r++)
+            for (unsigned j = 0; j < dL; j++) {
+                size_t i = (size_t)r * dL + j;
+                int h = lrelu(w->z[l][i], la), y = net->Y[i];
+                double e = (h - y) / 256.0;
+                loss += e * e;
+                w->act[L][i] = h;
+                int g = tt_q_mul(tt_q_sub(h, y), inv);
+                w->dz[l][i] = h >= 0 ? g : tt_q_mul(g, la);
+            }
+        *loss_out = loss / ((double)B * dL);
+        snprintf(nm, sizeof nm, "dZ%u", L);
+        if (append(x, nm, TT_R_RESULT, w->step, w->dz[l], B, dL, &w->adz[l]))
+            return -1;
+    }
+    /* ---- b_L through the identity (rule 6): pass-through, grad-bias at x + N ---- */
+    for (unsigned t0 = 0; t0 < B; t0 += N)
+        for (unsigned o0 = 0; o0 < dL; o0 += N) {
+            unsigned a = blk_addr(N, B, dL, t0, o0, &t, &f);
+            rd wt = weight_read(w->aI[f], f, f, 0);
+            rd in = {TT_CH_INPUT, w->adz[L - 1] + a, t, f, 0, 0};
+            rd sides[] = {{TT_CH_GBIAS, w->ab[L - 1] + o0, t, f, 0, N}};
+            if (pass(x, 0x0, 0, wt, in, t, f, sides, 1))
+                return -1;
+        }
+    {
+        unsigned a;
+        if (append(x, "dZ copy (b update)", TT_R_JUNK, w->step, w->dz[L - 1], B, dL, &a))
+            return -1;
+        for (unsigned r = 0; r < B; r++)
+            for (unsigned j = 0; j < dL; j++)
+                w->bv[L - 1][j] = tt_q_sub(w->bv[L - 1][j],
+                                           tt_q_mul(w->dz[L - 1][(size_t)r * dL + j], lr));
+    }
+    /* ---- backward: dZ_l = (dZ_{l+1} W_{l+1}) ⊙ lrelu'(H_l or Z_l), b_l updated ---- */
+    for (unsigned l = L - 1; l >= 1; l--) {
+        const unsigned din = net->d[l], dout = net->d[l + 1];
+        const int la = lay_alpha(net, l - 1), keep = keep_z(net, l - 1);
+        const unsigned nbi = ntiles(din, N);
+        x->leak = (uint16_t)la;
+        ctr c = {w->dz[l], w->adz[l], dout, din, w->W[l], w->aW[l], dout, din, 0};
+        int direct = ntiles(dout, N) == 1;
+        if (!direct) {
+            snprintf(nm, sizeof nm, "G%u", l);
+            unsigned bi = 0;
+            for (unsigned t0 = 0; t0 < B; t0 += N)
+                for (unsigned j0 = 0; j0 < din; j0 += N, bi++) {
+                    if (chain(x, w, &c, t0, j0, NULL, 0, nm, TT_R_JUNK, &w->asum[bi]))
+                        return -1;
+                    blk_io(x, w, w->g, din, t0, j0, 1);
+                }
+        }
+        unsigned bi = 0;
+        for (unsigned t0 = 0; t0 < B; t0 += N)
+            for (unsigned j0 = 0; j0 < din; j0 += N, bi++) {
+                unsigned a = blk_addr(N, B, din, t0, j0, &t, &f), wt_, wf_;
+                unsigned ah = keep ? w->az[l - 1][t0 / N * nbi + j0 / N] : w->aH[l] + a;
+                rd sides[] = {{TT_CH_H, ah, t, f, 0, N}, {TT_CH_GBIAS, w->ab[l - 1] + j0, t, f, 0, N + 1}};
+                rd wt, in;
+                if (direct) {
+                    wt = weight_read(w->aW[l] + blk_addr(N, dout, din, 0, j0, &wt_, &wf_), dout, f, 0);
+                    in = (rd){TT_CH_INPUT, w->adz[l] + blk_addr(N, B, dout, t0, 0, &wt_, &wf_), t, dout, 0, 0};
+                } else {
+                    wt = weight_read(w->aI[f], f, f, 0);
+                    in = (rd){TT_CH_INPUT, w->asum[bi], t, f, 0, 0};
+                }
+                if (pass(x, 0x1, 1, wt, in, t, f, sides, 2))
+                    return -1;
+            }
+        for (unsigned r = 0; r < B; r++)
+            for (unsigned j = 0; j < din; j++) {
+                size_t i = (size_t)r * din + j;
+                int g;
+                if (direct) {
+                    g = 0;
+                    for (unsigned k = 0; k < dout; k++)
+                        g = tt_q_add(tt_q_mul(w->dz[l][(size_t)r * dout + k],
+                                              w->W[l][(size_t)k * din + j]), g);
+                } else {
+                    g = w->g[i];
+                }
+                int s = keep ? w->z[l - 1][i] : w->act[l][i];
+                w->dz[l - 1][i] = s >= 0 ? g : tt_q_mul(g, la);
+            }
+        snprintf(nm, sizeof nm, "dZ%u", l);
+        if (append(x, nm, TT_R_RESULT, w->step, w->dz[l - 1], B, din, &w->adz[l - 1]))
+            return -1;
+        for (unsigned r = 0; r < B; r++)
+            for (unsigned j = 0; j < din; j++)
+                w->bv[l - 1][j] = tt_q_sub(w->bv[l - 1][j],
+                                           tt_q_mul(w->dz[l - 1][(size_t)r * din + j], lr));
+    }
+    x->leak = net->alpha;
+    /* ---- weight gradients (0000): per batch tile, per N x N block of W ---- */
+    for (unsigned l = 0; l < L; l++) {
+        const unsigned din = net->d[l], dout = net->d[l + 1];
+        const unsigned ah = l == 0 ? w->aX : w->aH[l];
+        for (unsigned t0 = 0, ti = 0; t0 < B; t0 += N, ti++) {
+            for (unsigned o0 = 0; o0 < dout; o0 += N)
+                for (unsigned i0 = 0; i0 < din; i0 += N) {
+                    unsigned to, tin, tt;
+                    unsigned awb = blk_addr(N, dout, din, o0, i0, &to, &tin);
+                    unsigned ahb = blk_addr(N, B, din, t0, i0, &tt, &tin);
+                    unsigned adb = blk_addr(N, B, dout, t0, o0, &tt, &to);
+                    for (unsigned k = 0; k < to; k++)
+                        for (unsigned j = 0; j < tin; j++) {
+                            int g = 0;
+                            for (unsigned r = t0; r < t0 + tt; r++)
+                                g = tt_q_add(tt_q_mul(w->dz[l][(size_t)r * dout + o0 + k],
+                                                      w->act[l][(size_t)r * din + i0 + j]), g);
+                            w->blk[k * tin + j] = g;
+                        }
+                    rd wt = weight_read(ah + ahb, tt, tin, 0);
+                    rd in = {TT_CH_INPUT, w->adz[l] + adb, tt, to, 1, 0};
+                    rd sides[] = {{TT_CH_GWEIGHT, w->aW[l] + awb, to, tin, 0, N}};
+                    if (pass(x, 0x0, 0, wt, in, to, tin, sides, 1))
+                        return -1;
+                    unsigned a;
+                    snprintf(nm, sizeof nm, "dW%u tile %u", l + 1, ti);
+                    if (append(x, nm, TT_R_JUNK, w->step, w->blk, to, tin, &a))
+                        return -1;
+                    for (unsigned k = 0; k < to; k++)
+                        for (unsigned j = 0; j < tin; j++) {
+                            int *e = &w->W[l][(size_t)(o0 + k) * din + i0 + j];
+                            *e = tt_q_sub(*e, tt_q_mul(w->blk[k * tin + j], lr));
+                        }
+                }
+        }
+    }
+    return 0;
+}
+
+/* Words the tiled schedule appends: per step and for the evaluation pass; host: the identities
+ * it loads (need[k]: I_k is needed). */
+static void wide_words(const tt_net *n, unsigned long *step, unsigned long *eval,
+                       unsigned long *ident, unsigned char *need)
+{
+    const unsigned N = n->N, B = n->B, L = n->L;
+    unsigned long s = 0, e = 0, h = 0;
+    memset(need, 0, TT_MAX_N + 1);
+#define NEED(d) (need[(d) < N ? (d) : N] = 1, need[(d) % N] = 1)
+    for (unsigned l = 0; l < L && n->update_only; l++) { /* the updates alone (L = 1) */
+        s += (unsigned long)ntiles(B, N) * n->d[l + 1] * n->d[l];
+        s += (unsigned long)B * n->d[l + 1];
+    }
+    for (unsigned l = 0; l < L && !n->update_only; l++) {
+        unsigned din = n->d[l], dout = n->d[l + 1], ni = ntiles(din, N);
+        int keep = keep_z(n, l), sums = ni > 1 || (keep && l + 1 < L);
+        s += (unsigned long)B * dout * (sums ? ni + 1 : 1);
+        e += (unsigned long)B * dout * (ni > 1 ? ni + 1 : 1);
+        s += (unsigned long)ntiles(B, N) * dout * din;
+        if (sums || ni > 1)
+            NEED(dout);
+        if (l >= 1) {
+            unsigned no = ntiles(dout, N);
+            s += (unsigned long)B * din * (no > 1 ? no + 1 : 1);
+            if (no > 1)
+                NEED(din);
+        }
+    }
+    if (n->steps)
+        s += (unsigned long)B * n->d[L], NEED(n->d[L]); /* the dZ_L copy of the bias identity */
+    if (n->update_only) /* counted above */
+        s -= (unsigned long)B * n->d[L];
+#undef NEED
+    need[0] = 0;
+    for (unsigned k = 1; k <= N; k++)
+        if (need[k])
+            h += (unsigned long)k * k;
+    *step = s, *eval = n->eval || !n->steps ? e : 0, *ident = h;
+}
+
 /* Words the whole program appends (host load, steps, evaluation). */
 static unsigned long words_needed(const tt_net *n, int ident, unsigned long *host,
                                   unsigned long *step, unsigned long *eval)
@@ -607,13 +1051,15 @@ void tt_compiled_free(tt_compiled *c)
 int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
 {
     memset(out, 0, sizeof *out);
-    ctx cx = {net, out, err, err_size, net->N, 0, net->alpha, 0, 0};
+    ctx cx = {net, out, err, err_size, net->N, 0, net->alpha, 0, 0, 0};
     ctx *x = &cx;
     unsigned N = net->N, L = net->L, B = net->B;
     int rc = -1;
     int *act[TT_NET_MAX_LAYERS + 1] = {0}, *dz[TT_NET_MAX_LAYERS] = {0};
     int *W[TT_NET_MAX_LAYERS] = {0}, *bv[TT_NET_MAX_LAYERS] = {0};
     int *tmp = NULL, *host = NULL;
+    wide wd;
+    memset(&wd, 0, sizeof wd);
     unsigned aX, aY, aW[TT_NET_MAX_LAYERS], ab[TT_NET_MAX_LAYERS], aI = 0;
     unsigned aH[TT_NET_MAX_LAYERS + 1], adz[TT_NET_MAX_LAYERS];
     tt_program_init(&out->prog, N);
@@ -626,13 +1072,23 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
     /* inference with B = 1 tiles wider layers: the partial sum of an input tile is the next
      * tile's bias vector (docs/tinytpu-compiler.md, "Inference and tiling") */
     const int infer = net->steps == 0;
+    /* training with a width above N (or `tile`) uses the tiled schedule */
+    int wide = net->tile;
     for (unsigned l = 0; l <= L; l++)
-        if (net->d[l] > N && !(infer && B == 1))
-            return cfail(x, "layer width d%u = %u exceeds the array size N = %u: training "
-                            "contractions cannot be tiled (rule 1: the UB cannot add partial "
-                            "sums), so every width must be at most N (use lanes >= %u); only "
-                            "inference (steps 0) with batch 1 tiles wider layers", l, net->d[l],
-                         N, net->d[l]);
+        if (net->d[l] > N && !infer)
+            wide = 1;
+        else if (net->d[l] > N && B != 1 && !wide)
+            return cfail(x, "layer width d%u = %u exceeds the array size N = %u with batch %u: "
+                            "only inference (steps 0) with batch 1 tiles wider layers (the bias "
+                            "channel that adds its partial sums gives every batch row the same "
+                            "vector), training with any batch; use lanes >= %u", l, net->d[l], N,
+                         B, net->d[l]);
+    if (net->update_only && (!net->tile || L != 1 || net->steps != 1 || net->eval))
+        return cfail(x, "update_only needs tile, one layer, one step and no evaluation pass");
+    unsigned char need_i[TT_MAX_N + 1];
+    unsigned long wstep = 0, weval = 0, whost = 0;
+    if (wide)
+        wide_words(net, &wstep, &weval, &whost, need_i);
     /* rule 7: for N >= 3, a batch larger than N and a width >= 3 make every pass run per batch
      * tile, each tile's results a skew-order block of their own */
     int tiled = 0;
@@ -640,6 +1096,8 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
         for (unsigned l = 0; l <= L; l++)
             if (net->d[l] >= 3)
                 tiled = 1;
+    if (wide)
+        tiled = 1;
     if (net->ub_words < 1 || net->ub_words > (N == 2 ? 32768u : 65536u))
         return cfail(x, "ub_words %u out of range (1..%u for lanes = %u, C3)", net->ub_words,
                      N == 2 ? 32768u : 65536u, N);
@@ -649,6 +1107,10 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
                      tt_format_names[net->format]);
     int ident = !infer && (net->bias_mode == TT_BIAS_IDENTITY ||
                            (net->bias_mode == TT_BIAS_AUTO && (B >= 8 || tiled)));
+    if (net->bias_mode == TT_BIAS_TRANSITION && wide)
+        return cfail(x, "bias_update transition with the tiled training schedule: later "
+                        "blocks would read the bias the earlier blocks' transition passes "
+                        "updated (rule 6); use bias_update auto or identity");
     if (net->bias_mode == TT_BIAS_TRANSITION && tiled)
         return cfail(x, "bias_update transition with batch tiling (N = %u, batch %u, a width >= "
                         "3): later tiles would read the bias the earlier tiles' transition "
@@ -664,10 +1126,16 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
     } else {
         out->inv = (uint16_t)npk_q88_from_double(2.0 / B); /* A3: ties to even, saturated */
     }
+    x->inv = out->inv;
 
     /* ---- capacity (rules 2, 10) ---- */
     unsigned long hw_, sw_, ew_;
     unsigned long need = words_needed(net, ident, &hw_, &sw_, &ew_);
+    if (wide) { /* host: X, Y, W, b as before, the identities instead of I */
+        hw_ += whost - (ident ? (unsigned long)net->d[L] * net->d[L] : 0);
+        sw_ = wstep, ew_ = weval;
+        need = hw_ + sw_ * net->steps + ew_;
+    }
     if (need > net->ub_words) {
         unsigned long fit = net->ub_words > hw_ + ew_ ? (net->ub_words - hw_ - ew_) / sw_ : 0;
         if (infer)
@@ -701,7 +1169,22 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
     }
     for (size_t i = 0; i < (size_t)B * net->d[0]; i++)
         act[0][i] = net->X[i];
-    tmp = calloc((size_t)(B > N ? B : N) * N, sizeof(int));
+    unsigned dmax = N;
+    for (unsigned l = 0; l <= L; l++)
+        dmax = net->d[l] > dmax ? net->d[l] : dmax;
+    tmp = calloc((size_t)(B > dmax ? B : dmax) * dmax, sizeof(int));
+    if (wide) {
+        size_t nb = (size_t)ntiles(B, N) * ntiles(dmax, N);
+        wd.g = calloc((size_t)B * dmax, sizeof(int));
+        wd.blk = calloc((size_t)N * N, sizeof(int));
+        wd.asum = calloc(nb, sizeof(unsigned));
+        if (!wd.g || !wd.blk || !wd.asum)
+            goto oom;
+        for (unsigned l = 0; l < L; l++)
+            if (!(wd.z[l] = calloc((size_t)B * net->d[l + 1], sizeof(int))) ||
+                !(wd.az[l] = calloc(nb, sizeof(unsigned))))
+                goto oom;
+    }
     host = calloc(hw_ + 1, sizeof(int));
     if (!tmp || !host)
         goto oom;
@@ -733,16 +1216,24 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
         for (unsigned l = 0; l < L; l++) {
             char nm[16];
             snprintf(nm, sizeof nm, "W%u", l + 1);
-            HOSTMAT(nm, TT_R_PARAM, W[l], net->d[l + 1], net->d[l], &aW[l], w_pos);
+            HOSTMAT(nm, TT_R_PARAM, W[l], net->d[l + 1], net->d[l], &aW[l], tile_pos);
             snprintf(nm, sizeof nm, "b%u", l + 1);
             HOSTMAT(nm, TT_R_PARAM, bv[l], 1, net->d[l + 1], &ab[l], tile_pos);
         }
-        if (ident) {
+        if (ident && !wide) {
             unsigned dL = net->d[L];
             for (unsigned i = 0; i < dL * dL; i++)
                 tmp[i] = i % (dL + 1) == 0 ? 0x100 : 0;
             HOSTMAT("I", TT_R_HELPER, tmp, dL, dL, &aI, tile_pos);
         }
+        for (unsigned k = 1; wide && k <= N; k++)
+            if (need_i[k]) { /* the k x k identities of the tiled schedule */
+                char nm[16];
+                for (unsigned i = 0; i < k * k; i++)
+                    tmp[i] = i % (k + 1) == 0 ? 0x100 : 0;
+                snprintf(nm, sizeof nm, "I%u", k);
+                HOSTMAT(nm, TT_R_HELPER, tmp, k, k, &wd.aI[k], tile_pos);
+            }
 #undef HOSTMAT
         for (unsigned i = 0; i < n; i++)
             out->pred[i] = (uint16_t)(host[i] & 0xFFFF);
@@ -755,6 +1246,31 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
     const int inv = (int16_t)out->inv, lr = (int16_t)net->lr, alpha = (int16_t)net->alpha;
     unsigned total_steps = net->steps + (net->eval || infer ? 1 : 0);
     const unsigned TR = tiled ? N : B; /* rows per pass (rule 7) */
+    if (wide) {
+        wd.act = act, wd.dz = dz, wd.W = W, wd.bv = bv;
+        wd.aX = aX, wd.aY = aY, wd.aW = aW, wd.ab = ab, wd.aH = aH, wd.adz = adz;
+        for (unsigned st = 0; st < total_steps; st++) {
+            size_t c0 = out->prog.n;
+            wd.step = (int)st;
+            if (st < net->steps) {
+                if (wide_step(x, &wd, &out->loss[st]))
+                    goto fail;
+            } else {
+                for (unsigned l = 0; l < L; l++)
+                    if (wide_forward(x, &wd, l, 0))
+                        goto fail;
+                double loss = 0;
+                for (size_t i = 0; net->Y && i < (size_t)B * net->d[L]; i++) {
+                    double e = (act[L][i] - net->Y[i]) / 256.0;
+                    loss += e * e;
+                }
+                out->eval_loss = loss / ((double)B * net->d[L]);
+            }
+            if (st == 0)
+                out->step_cycles = out->prog.n - c0;
+        }
+        total_steps = 0;
+    }
     for (unsigned st = 0; st < total_steps; st++) {
         int evalp = st == net->steps;
         size_t c0 = out->prog.n;
@@ -906,7 +1422,7 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
     }
     /* final parameters into the prediction */
     for (unsigned l = 0; l < L; l++) {
-        put_in(x, w_pos, aW[l], W[l], net->d[l + 1], net->d[l]);
+        put_in(x, tile_pos, aW[l], W[l], net->d[l + 1], net->d[l]);
         put(x, ab[l], bv[l], 1, net->d[l + 1]);
     }
     out->words = x->wp;
@@ -945,6 +1461,9 @@ done:
         free(dz[l]), free(W[l]), free(bv[l]);
     free(tmp);
     free(host);
+    for (unsigned l = 0; l < TT_NET_MAX_LAYERS; l++)
+        free(wd.z[l]), free(wd.az[l]);
+    free(wd.g), free(wd.blk), free(wd.asum);
     return rc;
 }
 
@@ -954,6 +1473,39 @@ const tt_region *tt_compiled_find(const tt_compiled *c, const char *name, int st
         if (c->map[i].step == step && !strcmp(c->map[i].name, name))
             return &c->map[i];
     return NULL;
+}
+
+int tt_compiled_matrix(const tt_net *net, const tt_compiled *c, const uint16_t *ub,
+                       const char *name, int step, unsigned rows, unsigned cols, int16_t *out)
+{
+    const tt_region *r = tt_compiled_find(c, name, step);
+    if (!r || r->rows != rows || r->cols != cols || r->addr + rows * cols > net->ub_words)
+        return -1;
+    for (unsigned i = 0; i < rows; i++)
+        for (unsigned j = 0; j < cols; j++)
+            out[(size_t)i * cols + j] = (int16_t)ub[r->addr + tile_pos(net->N, rows, cols, i, j)];
+    return 0;
+}
+
+int tt_compiled_params(const tt_net *net, const tt_compiled *c, const uint16_t *ub, unsigned l,
+                       int16_t *W, int16_t *b)
+{
+    char nm[16];
+    if (l >= net->L)
+        return -1;
+    unsigned R = net->d[l + 1], C = net->d[l];
+    snprintf(nm, sizeof nm, "W%u", l + 1);
+    const tt_region *rw = tt_compiled_find(c, nm, -1);
+    snprintf(nm, sizeof nm, "b%u", l + 1);
+    const tt_region *rb = tt_compiled_find(c, nm, -1);
+    if (!rw || !rb || rw->addr + R * C > net->ub_words || rb->addr + R > net->ub_words)
+        return -1;
+    for (unsigned r = 0; r < R; r++) {
+        for (unsigned j = 0; j < C; j++)
+            W[(size_t)r * C + j] = (int16_t)ub[rw->addr + tile_pos(net->N, R, C, r, j)];
+        b[r] = (int16_t)ub[rb->addr + r];
+    }
+    return 0;
 }
 
 long tt_compiled_check(const tt_net *net, const tt_compiled *c, uint16_t *ub, char *err,

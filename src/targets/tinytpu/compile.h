@@ -23,8 +23,9 @@ typedef enum tt_bias_mode {
 /* An MLP training job (the description file, or built in code). Matrices are row-major int16
  * Q8.8 patterns: X is B x d[0], Y is B x d[L], W[l] is d[l+1] x d[l] (out x in, torch layout),
  * b[l] has d[l+1] entries (layer l + 1 of the spec is index l here). With steps 0 the job is
- * an inference (forward passes only); then, with B = 1, widths above N are tiled over passes
- * (docs/tinytpu-compiler.md, "Inference and tiling"). */
+ * an inference (forward passes only); then, with B = 1 (or any B with tile), widths above N are
+ * tiled over passes (docs/tinytpu-compiler.md, "Inference and tiling"); training tiles them
+ * with any batch ("Training with tiling"). */
 typedef struct tt_net {
     unsigned N, ub_words;
     unsigned L;                          /* layers */
@@ -41,6 +42,17 @@ typedef struct tt_net {
     uint16_t layer_alpha[TT_NET_MAX_LAYERS];
     unsigned layer_alpha_set;
     tt_bias_mode bias_mode;
+    /* Training with the tiled schedule (docs/tinytpu-compiler.md, "Training with tiling"): used
+     * when a width exceeds N, and forced for any net by tile = 1. Every pass then works on
+     * blocks of at most N batch rows x N features; contractions longer than N are summed over
+     * passes through the VPU's loss stage. Per-layer α (layer_alpha) is allowed with it. */
+    int tile;
+    /* With tile, L = 1 and steps 1: the update alone. Y holds the given dZ_1 (B x d1, not
+     * targets); the program updates b_1 (through the identity) and W_1 (weight gradients) from
+     * it, with X as the layer's input. A training step too large for one program is split
+     * into such programs (docs/models.md, "Training on tinytpu"). With tile and steps 0 (an
+     * inference) any batch is tiled. */
+    int update_only;
     tt_format format;                    /* output format: limits checked (B3/B4) */
     unsigned format_line;                /* the line of the `format` item (0: none, asm) */
     int16_t *X, *Y;
@@ -108,6 +120,17 @@ void tt_run_settings(const tt_net *net, char *buf, size_t n);
 
 /* Print the memory map (one line per region), the junk ranges and the totals. */
 void tt_compiled_print_map(const tt_net *net, const tt_compiled *c, FILE *out);
+
+/* The parameters of layer l (0-based: W_{l+1}, b_{l+1}) as the UB image ub (ub_words words,
+ * e.g. from tt_compiled_check) holds them: W row-major d[l+1] x d[l] (out x in), b d[l+1].
+ * Decodes the memory map's layout. 0, or -1 when the map has no such parameters. */
+int tt_compiled_params(const tt_net *net, const tt_compiled *c, const uint16_t *ub, unsigned l,
+                       int16_t *W, int16_t *b);
+
+/* The matrix of the region `name` of step `step` (rows x cols, in the map's layout) from the
+ * UB image ub, row-major into out. 0, or -1 when there is no such region of that shape. */
+int tt_compiled_matrix(const tt_net *net, const tt_compiled *c, const uint16_t *ub,
+                       const char *name, int step, unsigned rows, unsigned cols, int16_t *out);
 
 /* The region named `name` of step `step` (-1 for host-loaded ones), or NULL. */
 const tt_region *tt_compiled_find(const tt_compiled *c, const char *name, int step);

@@ -526,7 +526,7 @@ OPS = {
     "Add": op_binary("Add"), "Sub": op_binary("Sub"), "Mul": op_binary("Mul"),
     "Div": op_binary("Div"), "Pow": op_pow,
     "Relu": op_relu, "LeakyRelu": op_leaky_relu, "Gelu": op_gelu, "Erf": op_erf,
-    "Sqrt": op_unary("Sqrt", np.sqrt), "Tanh": op_unary("Tanh", np.tanh), "Sigmoid": op_sigmoid,
+    "Sqrt": op_unary("Sqrt", np.sqrt), "Reciprocal": op_unary("Reciprocal", np.reciprocal), "Tanh": op_unary("Tanh", np.tanh), "Sigmoid": op_sigmoid,
     "Softmax": op_softmax, "LayerNormalization": op_layer_norm, "ReduceMean": op_reduce_mean,
     "Conv": op_conv, "MaxPool": op_max_pool, "AveragePool": op_avg_pool,
     "Flatten": op_flatten, "Reshape": op_reshape, "Transpose": op_transpose,

@@ -125,6 +125,7 @@ def test_operators():
     check_error("Gelu approximate", "Gelu", [np.array([1], f32)], "approximate 'x'",
                 {"approximate": "x"})
     check("Sqrt", "Sqrt", [np.array([4, 2.25], f32)], [2, 1.5])
+    check("Reciprocal", "Reciprocal", [np.array([4, -0.5], f32)], [0.25, -2])
     # tanh(ln(3)/2) = (3 - 1)/(3 + 1) = 0.5
     check("Tanh", "Tanh", [np.array([0, math.log(3) / 2])], [0, 0.5])
     # sigmoid(ln 3) = 3/4, sigmoid(-ln 3) = 1/4; +-1000 saturate without overflow
@@ -372,7 +373,7 @@ def test_every_operator_covered(src_root):
 
 
 def test_models(models_dir):
-    for name in ("mlp", "lenet", "transformer_block"):
+    for name in ("mlp", "lenet", "transformer_block", "rmsnorm_block"):
         base = os.path.join(models_dir, name)
         try:
             g = onnx_ref.load_sidecar(base + ".npz")
@@ -393,7 +394,7 @@ def test_models(models_dir):
         else:
             bad("%s: reference vs PyTorch: max difference %.3g of the largest output"
                 % (name, rel))
-        if name != "transformer_block":
+        if name in ("mlp", "lenet"):
             same = np.array_equal(got.argmax(axis=1), want.argmax(axis=1))
             (ok if same else bad)("%s: the reference's classes are PyTorch's" % name)
 
@@ -466,8 +467,8 @@ def test_graph_errors():
 
 def test_shapes(models_dir, npukit):
     """npukit model-info's inferred shapes (src/model/infer.c, batch 1) are the shapes of the
-    values the reference computes, for every node output of the three models."""
-    for name in ("mlp", "lenet", "transformer_block"):
+    values the reference computes, for every node output of the four models."""
+    for name in ("mlp", "lenet", "transformer_block", "rmsnorm_block"):
         base = os.path.join(models_dir, name)
         p = subprocess.run([npukit, "model-info", base + ".onnx"], capture_output=True,
                            text=True, timeout=60)

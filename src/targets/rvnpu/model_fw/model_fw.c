@@ -1,8 +1,9 @@
 /* The rvnpu model firmware: one generic program that runs any model the rvnpu lowering
  * compiles (src/targets/rvnpu/lower.c, docs/models.md "Lowering to rvnpu"). It interprets the
  * layer table at RVM_BASE (model_fw.h): int8 layers on the integer NPU (VMAC, RSTACC, CLAMP,
- * RELU; spec §4), float layers on the FP NPU (FVMAC, FRSTACC, FRELU, FGELU, FVEXP, FMACC;
- * spec §6.2). Input: model_input (float, `npukit run --write model_input:f32:X`); output:
+ * RELU; spec §4), float layers on the FP NPU (FVMAC, FRSTACC, FRELU, FGELU, FVEXP, FMACC,
+ * FVMUL; spec §6.2), the rest of the sequence layers (transpose, add, the normalisations'
+ * square root) in plain C float. Input: model_input (float, `npukit run --write model_input:f32:X`); output:
  * model_output (float). Exit status 0, or 3 when no valid table is loaded. */
 #include <stdint.h>
 
@@ -305,6 +306,120 @@ static void softmax(const rvm_op *op)
     }
 }
 
+/* DENSE on each of `rows` rows of a sequence (one row for features). */
+static void dense(const rvm_op *op)
+{
+    const uint32_t rows = op->rows > 1 ? op->rows : 1, k = op->c, m = op->m;
+    const uint32_t es = op->flags & RVM_F_FP32 ? 4 : 1;
+    const uint8_t *src = (const uint8_t *)op->src;
+    for (uint32_t r = 0; r < rows; r++)
+        channels(op, src + r * k * es, k, r * m, 1);
+}
+
+/* a * b rounded once: never fused with an addition into fmadd.s (-ffp-contract), so that
+ * the rounding is the documented one whichever compiler builds the firmware */
+static float fmul(float a, float b)
+{
+    float r;
+    __asm__("fmul.s %0, %1, %2" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+}
+
+/* LayerNorm and RMSNorm per row: the mean by FMACC (facc sums exactly in double, one
+ * rounding), the centred row into dst, its sum of squares by FVMAC, 1 / sqrtf in plain C
+ * (fsqrt.s, fdiv.s), then times the gain and plus the bias, each rounded (binary32). */
+static void norm(const rvm_op *op)
+{
+    const uint32_t rows = op->c, n = op->h, rms = op->flags & RVM_F_RMS;
+    const float eps = fbits(op->fparam);
+    const float *g = (const float *)op->wts, *b = (const float *)op->bias;
+    const float *x = (const float *)op->src;
+    float *y = (float *)op->dst;
+    for (uint32_t r = 0; r < rows; r++, x += n, y += n) {
+        float mean = 0.0f;
+        if (!rms) {
+            (void)NPU_FRSTACC();
+            for (uint32_t i = 0; i < n; i++)
+                NPU_FMACC(x[i], 1.0f);
+            mean = NPU_FRSTACC() / (float)n;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            y[i] = x[i] - mean;
+        (void)NPU_FRSTACC();
+        fvmac(y, y, n);
+        float v = NPU_FRSTACC() / (float)n + eps, sd;
+        __asm__("fsqrt.s %0, %1" : "=f"(sd) : "f"(v));
+        const float inv = 1.0f / sd;
+        for (uint32_t i = 0; i < n; i++) {
+            float v = fmul(y[i], inv);
+            if (g)
+                v = fmul(v, g[i]);
+            y[i] = b ? v + b[i] : v;
+        }
+    }
+}
+
+/* Batched product of two activations: each [c][m] operand transposed into the scratch, so that
+ * every output is one FVMAC of two contiguous rows. */
+static void matmul(const rvm_op *op)
+{
+    const uint32_t B = op->batch > 1 ? op->batch : 1, R = op->rows, K = op->c, N = op->m;
+    const float *a = (const float *)op->src, *b = (const float *)op->src2;
+    float *y = (float *)op->dst, *t = (float *)op->scratch;
+    for (uint32_t h = 0; h < B; h++, a += R * K, b += K * N, y += R * N) {
+        for (uint32_t i = 0; i < K; i++)
+            for (uint32_t o = 0; o < N; o++)
+                t[o * K + i] = b[i * N + o];
+        for (uint32_t r = 0; r < R; r++)
+            for (uint32_t o = 0; o < N; o++) {
+                (void)NPU_FRSTACC();
+                fvmac(a + r * K, t + o * K, K);
+                y[r * N + o] = NPU_FRSTACC();
+            }
+    }
+}
+
+static void transpose(const rvm_op *op)
+{
+    const uint32_t d[3] = {op->c, op->h, op->w}, st[3] = {op->h * op->w, op->w, 1};
+    uint32_t od[3], os[3];
+    for (int a = 0; a < 3; a++) {
+        uint32_t p = (op->perm >> (4 * a)) & 15;
+        od[a] = d[p];
+        os[a] = st[p];
+    }
+    const float *x = (const float *)op->src;
+    float *y = (float *)op->dst;
+    for (uint32_t i = 0; i < od[0]; i++)
+        for (uint32_t j = 0; j < od[1]; j++)
+            for (uint32_t k = 0; k < od[2]; k++)
+                *y++ = x[i * os[0] + j * os[1] + k * os[2]];
+}
+
+static void add(const rvm_op *op)
+{
+    const float *a = (const float *)op->src, *b = (const float *)op->src2;
+    float *y = (float *)op->dst;
+    for (uint32_t i = 0; i < op->c; i++)
+        y[i] = a[i] + b[i];
+}
+
+/* dst = src * the factor, by FVMUL (which multiplies by facc: set to the factor by FMACC). */
+static void scale(const rvm_op *op)
+{
+    float *x = (float *)op->src, *y = (float *)op->dst;
+    const uint32_t n = op->c;
+    (void)NPU_FRSTACC();
+    NPU_FMACC(fbits(op->fparam), 1.0f);
+    for (uint32_t i = 0; i < n; i += chunk ? chunk : n) {
+        uint32_t k = n - i;
+        if (chunk && k > chunk)
+            k = chunk;
+        NPU_FVMUL(x + i, y + i, (int)k);
+    }
+    (void)NPU_FRSTACC();
+}
+
 int main(void)
 {
     const rvm_header *h = (const rvm_header *)RVM_BASE;
@@ -315,13 +430,18 @@ int main(void)
     for (uint32_t i = 0; i < h->n_ops; i++, op++) {
         switch (op->kind) {
         case RVM_OP_QUANT: quant(op); break;
-        case RVM_OP_DENSE: channels(op, (const void *)op->src, op->c, 0, 1); break;
+        case RVM_OP_DENSE: dense(op); break;
         case RVM_OP_CONV: conv(op); break;
         case RVM_OP_MAXPOOL:
         case RVM_OP_AVGPOOL: pool(op); break;
         case RVM_OP_ACT: act(op); break;
         case RVM_OP_DEQUANT: dequant(op); break;
         case RVM_OP_SOFTMAX: softmax(op); break;
+        case RVM_OP_NORM: norm(op); break;
+        case RVM_OP_MATMUL: matmul(op); break;
+        case RVM_OP_TRANSPOSE: transpose(op); break;
+        case RVM_OP_ADD: add(op); break;
+        case RVM_OP_SCALE: scale(op); break;
         default: return 3;
         }
     }

@@ -20,16 +20,25 @@ enum {
     RVM_OP_AVGPOOL,
     RVM_OP_ACT,       /* elementwise on c elements */
     RVM_OP_DEQUANT,   /* float dst[k][j] = (float)src[k][j] * scales[k], k < c, j < h */
-    RVM_OP_SOFTMAX    /* float rows: c rows of h elements */
+    RVM_OP_SOFTMAX,   /* float rows: c rows of h elements */
+    /* float only (RVM_F_FP32), the sequence layers of the plan: */
+    RVM_OP_NORM,      /* c rows of h: (x - mean) / sqrt(var + eps) * wts[i] + bias[i] (wts,
+                       * bias 0: none; eps the float bits in fparam); RVM_F_RMS: no mean */
+    RVM_OP_MATMUL,    /* batch products of src [rows][c] by src2 [c][m]; scratch c * m floats */
+    RVM_OP_TRANSPOSE, /* src viewed as (c, h, w), dst's axis a is src's axis perm[a] (perm: 4
+                       * bits per axis) */
+    RVM_OP_ADD,       /* dst[i] = src[i] + src2[i], i < c */
+    RVM_OP_SCALE      /* dst[i] = src[i] * fparam, i < c */
 };
 
 enum {
     RVM_F_FP32 = 1,      /* float tensors and weights (the FP NPU) */
     RVM_F_OUT32 = 2,     /* int8 DENSE/CONV: keep the int32 accumulator (+ bias, ReLU) */
     RVM_F_PAD_COUNT = 4, /* AVGPOOL: padded positions count in the divisor */
-    RVM_F_FACT = 8       /* int8 DENSE/CONV/ACT: the activation in float, between the
+    RVM_F_FACT = 8,      /* int8 DENSE/CONV/ACT: the activation in float, between the
                           * dequantisation (mult: float scales; ACT: fscale_in) and the
                           * quantisation by fscale_out */
+    RVM_F_RMS = 16       /* NORM: RMSNorm (no mean subtracted) */
 };
 
 enum { RVM_ACT_NONE, RVM_ACT_RELU, RVM_ACT_LEAKY, RVM_ACT_GELU, RVM_ACT_TANH, RVM_ACT_SIGMOID };
@@ -54,7 +63,11 @@ typedef struct rvm_op {
     uint32_t wts, bias, mult, shift, scratch;
     uint32_t fparam;         /* float bits: QUANT 1/scale, ACT LeakyRelu alpha */
     uint32_t fscale_in, fscale_out; /* float bits, RVM_F_FACT: s_in (ACT), 1/s_out */
-    uint32_t reserved[7];
+    uint32_t src2;           /* MATMUL, ADD: the second operand */
+    uint32_t rows;           /* DENSE: rows of c inputs (a sequence; 0 or 1: one); MATMUL */
+    uint32_t batch;          /* MATMUL: products (heads; 0 or 1: one) */
+    uint32_t perm;           /* TRANSPOSE */
+    uint32_t reserved[3];
 } rvm_op;                    /* 128 bytes */
 
 #endif
