@@ -810,14 +810,26 @@ static int build_pad(builder *b, int ni, int x, int *xpad)
 {
     const npk_model *m = b->m;
     const npk_node *n = &m->nodes[ni];
-    const npk_value *xv = &m->values[x], *pv = &m->values[n->in[1]];
+    const npk_value *xv = &m->values[x];
     if (n->in[0] != x || xv->rank != 4)
         return bfail(b, ni, "pads '%s' of rank %d: the plan merges a Pad of an (N, C, H, W) "
                      "activation only", xv->name, xv->rank);
+    /* the reader checked 8 pads: an int64 or int32 input from opset 11, an attribute before */
     int64_t pads[8];
-    for (int i = 0; i < 8; i++)
-        memcpy(&pads[i], (const uint8_t *)pv->data + 8 * i, 8);   /* the reader checked 8 */
-    if (pv->dtype != NPK_DT_INT64 || pads[0] || pads[1] || pads[4] || pads[5])
+    const npk_attr *pa = npk_node_attr(n, "pads");
+    const npk_value *pv = n->n_in > 1 && n->in[1] >= 0 ? &m->values[n->in[1]] : NULL;
+    for (int i = 0; i < 8; i++) {
+        if (!pv) {
+            pads[i] = pa->ints[i];
+        } else if (pv->dtype == NPK_DT_INT32) {
+            int32_t v;
+            memcpy(&v, (const uint8_t *)pv->data + 4 * i, 4);
+            pads[i] = v;
+        } else {
+            memcpy(&pads[i], (const uint8_t *)pv->data + 8 * i, 8);
+        }
+    }
+    if (pads[0] || pads[1] || pads[4] || pads[5])
         return bfail(b, ni, "pads the batch or channel axis (pads %lld,%lld,%lld,%lld of N and "
                      "C): the plan merges padding of H and W only", (long long)pads[0],
                      (long long)pads[4], (long long)pads[1], (long long)pads[5]);

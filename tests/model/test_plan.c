@@ -317,7 +317,21 @@ static void test_pad(void)
         npk_plan_free(p);
         npk_model_free(m);
     }
-    graph g = pad_graph("MaxPool", tl);
+    /* the pads as int32: the same layer */
+    graph g = pad_graph("AveragePool", tl);
+    Onnx__TensorProto *t32 = tensor("pads", NPK_DT_INT32, DIMS(8), NULL);
+    for (int i = 0; i < 8; i++)
+        t32->int32_data[i] = (int32_t)tl[i];
+    g.inits[0] = t32;
+    npk_model *m;
+    char err[512] = "";
+    npk_plan *p = plan_of(&g, &m, err, sizeof err);
+    NPK_REPORT(p != NULL, "pad int32: %s\n", err);
+    NPK_CHECK(p && p->layers[0].pt == 1 && p->layers[0].pl == 1 && p->layers[0].pb == 0 &&
+              p->layers[0].pr == 0 && p->layers[0].count_include_pad == 1);
+    npk_plan_free(p);
+    npk_model_free(m);
+    g = pad_graph("MaxPool", tl);
     expect_plan_error(&g, "node 0 'pad' (Pad)", "followed by MaxPool node 1 'pool': not merged");
     g = pad_graph("AveragePool", (const int64_t[]){0, 1, 1, 1, 0, 0, 0, 0});
     expect_plan_error(&g, "node 0 'pad' (Pad)", "pads the batch or channel axis");
