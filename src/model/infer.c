@@ -779,6 +779,320 @@ static int infer_concat(ctx *c)
     return 0;
 }
 
+/* A constant int64/int32 1-D (or scalar) input of at most `max` elements into v; its count in
+ * *n. */
+static int const_ints(ctx *c, const npk_value *x, const char *what, size_t max, int64_t *v,
+                      size_t *n)
+{
+    if (!x->data || (x->dtype != NPK_DT_INT64 && x->dtype != NPK_DT_INT32) || x->rank > 1)
+        return FAIL(c, "%s '%s' must be a constant 1-D int64 tensor", what, x->name);
+    if (x->elems > max)
+        return FAIL(c, "%s '%s' has %llu elements (at most %zu)", what, x->name,
+                    (unsigned long long)x->elems, max);
+    *n = (size_t)x->elems;
+    for (size_t i = 0; i < *n; i++)
+        v[i] = int_at(x, i);
+    return 0;
+}
+
+/* ConstantOfShape (value: a one-element tensor, float 0 when absent): a constant tensor of the
+ * shape given by the constant input. */
+static int infer_constant_of_shape(ctx *c, const Onnx__NodeProto *np)
+{
+    const npk_value *s = in(c, 0);
+    npk_value *o = out(c, 0);
+    int64_t dims[NPK_MODEL_MAX_RANK];
+    size_t rank;
+    if (const_ints(c, s, "shape", NPK_MODEL_MAX_RANK, dims, &rank) != 0)
+        return -1;
+    for (size_t i = 0; i < rank; i++)
+        if (dims[i] < 0)
+            return FAIL(c, "dimension %zu of the shape '%s' is %lld", i, s->name,
+                        (long long)dims[i]);
+    uint8_t fill[8] = {0};
+    npk_dtype t = NPK_DT_FLOAT;
+    for (size_t i = 0; i < np->n_attribute; i++) {
+        const Onnx__AttributeProto *a = np->attribute[i];
+        if (!a->name || strcmp(a->name, "value") != 0)
+            continue;
+        if (!a->t)
+            return FAIL(c, "attribute 'value' is not a tensor");
+        if (npk_model_set_tensor(c->r, c->idx, o, a->t) != 0)
+            return -1;
+        if (o->elems != 1) {
+            free(o->data);
+            o->data = NULL;
+            return FAIL(c, "attribute 'value' has %llu elements (one)",
+                        (unsigned long long)o->elems);
+        }
+        t = o->dtype;
+        memcpy(fill, o->data, npk_dtype_size(t));
+        free(o->data);
+        o->data = NULL;
+    }
+    if (set_out(c, 0, t, (int)rank, dims) != 0)
+        return -1;
+    if (o->elems > FOLD_MAX_ELEMS)
+        return FAIL(c, "the output has %llu elements (at most %llu are folded)",
+                    (unsigned long long)o->elems, (unsigned long long)FOLD_MAX_ELEMS);
+    size_t es = npk_dtype_size(t);
+    o->data = malloc(o->elems ? (size_t)o->elems * es : 1);
+    if (!o->data)
+        return FAIL(c, "out of memory");
+    for (uint64_t e = 0; e < o->elems; e++)
+        memcpy((uint8_t *)o->data + e * es, fill, es);
+    c->n->folded = true;
+    return 0;
+}
+
+/* Slice (starts, ends, axes, steps: constant inputs from opset 10, attributes before): the
+ * ONNX clamping rules; folded when the data is a constant. */
+static int infer_slice(ctx *c)
+{
+    const npk_value *x = in(c, 0);
+    int64_t st[NPK_MODEL_MAX_RANK], en[NPK_MODEL_MAX_RANK], ax[NPK_MODEL_MAX_RANK],
+        sp[NPK_MODEL_MAX_RANK];
+    size_t ns, ne, na, np = 0;
+    const char *names[4] = {"starts", "ends", "axes", "steps"};
+    int64_t *dst[4] = {st, en, ax, sp};
+    size_t *cnt[4] = {&ns, &ne, &na, &np};
+    for (int k = 0; k < 4; k++) {
+        *cnt[k] = 0;
+        if (c->r->m->opset >= 10) {
+            const npk_value *v = in(c, k + 1);
+            if (k < 2 && !v)
+                return FAIL(c, "input '%s' is required", names[k]);
+            if (v && const_ints(c, v, names[k], NPK_MODEL_MAX_RANK, dst[k], cnt[k]) != 0)
+                return -1;
+        } else {
+            const int64_t *a;
+            if (attr_ints(c, names[k], -1, &a, cnt[k]) != 0)
+                return -1;
+            if (k < 2 && !a)
+                return FAIL(c, "attribute '%s' is required", names[k]);
+            if (*cnt[k] > NPK_MODEL_MAX_RANK)
+                return FAIL(c, "attribute '%s' has %zu entries (at most %d)", names[k],
+                            *cnt[k], NPK_MODEL_MAX_RANK);
+            if (*cnt[k])
+                memcpy(dst[k], a, *cnt[k] * sizeof *a);
+        }
+    }
+    if (ne != ns || (na && na != ns) || (np && np != ns))
+        return FAIL(c, "starts, ends, axes and steps have %zu, %zu, %zu and %zu entries", ns,
+                    ne, na, np);
+    int64_t lo[NPK_MODEL_MAX_RANK], step[NPK_MODEL_MAX_RANK], dims[NPK_MODEL_MAX_RANK];
+    bool seen[NPK_MODEL_MAX_RANK] = {false};
+    for (int i = 0; i < x->rank; i++) {
+        lo[i] = 0;
+        step[i] = 1;
+        dims[i] = x->dims[i];
+    }
+    for (size_t i = 0; i < ns; i++) {
+        int a;
+        if (norm_axis(c, na ? ax[i] : (int64_t)i, x->rank, 0, &a) != 0)
+            return -1;
+        if (seen[a])
+            return FAIL(c, "axis %d is named twice", a);
+        seen[a] = true;
+        int64_t d = x->dims[a], s = np ? sp[i] : 1, b = st[i], e = en[i];
+        if (s == 0)
+            return FAIL(c, "step %zu is 0", i);
+        /* negative indices count from the end; then clamp to [0, d] (step > 0) or
+         * [-1, d - 1] (step < 0); saturating: the file may hold INT64_MIN/MAX */
+        b = b < 0 ? (b < -d ? -d - 1 : b + d) : b;
+        e = e < 0 ? (e < -d ? -d - 1 : e + d) : e;
+        if (s > 0) {
+            b = b < 0 ? 0 : b > d ? d : b;
+            e = e < 0 ? 0 : e > d ? d : e;
+        } else {
+            b = b < 0 ? 0 : b > d - 1 ? d - 1 : b;
+            e = e < -1 ? -1 : e > d - 1 ? d - 1 : e;
+        }
+        int64_t span = s > 0 ? e - b : b - e, as = s > 0 ? s : -s;
+        lo[a] = b;
+        step[a] = s;
+        dims[a] = span > 0 ? (span - 1) / as + 1 : 0;
+    }
+    if (set_out(c, 0, x->dtype, x->rank, dims) != 0)
+        return -1;
+    npk_value *o = out(c, 0);
+    if (!x->data || o->elems > FOLD_MAX_ELEMS)
+        return 0;
+    size_t es = npk_dtype_size(x->dtype);
+    o->data = malloc(o->elems ? (size_t)o->elems * es : 1);
+    if (!o->data)
+        return FAIL(c, "out of memory");
+    uint64_t stride[NPK_MODEL_MAX_RANK], idx[NPK_MODEL_MAX_RANK] = {0}, s = 1;
+    for (int i = x->rank - 1; i >= 0; i--) {
+        stride[i] = s;
+        s *= (uint64_t)x->dims[i];
+    }
+    for (uint64_t e = 0; e < o->elems; e++) {
+        uint64_t src = 0;
+        for (int i = 0; i < x->rank; i++)
+            src += (uint64_t)(lo[i] + (int64_t)idx[i] * step[i]) * stride[i];
+        memcpy((uint8_t *)o->data + e * es, (const uint8_t *)x->data + src * es, es);
+        for (int i = o->rank - 1; i >= 0 && ++idx[i] == (uint64_t)o->dims[i]; i--)
+            idx[i] = 0;
+    }
+    c->n->folded = true;
+    return 0;
+}
+
+static bool cast_type(npk_dtype t)
+{
+    return t == NPK_DT_FLOAT || t == NPK_DT_DOUBLE || t == NPK_DT_INT8 || t == NPK_DT_UINT8 ||
+           t == NPK_DT_INT32 || t == NPK_DT_INT64 || t == NPK_DT_BOOL;
+}
+
+/* Cast (to) between float, double, int8, uint8, int32, int64 and bool; folded when the input
+ * is a constant. Integers convert exactly, floats to integers truncate toward zero (as NumPy's
+ * astype); a value the target type cannot hold (or a NaN) is refused, naming the element. */
+static int infer_cast(ctx *c)
+{
+    const npk_value *x = in(c, 0);
+    const npk_attr *a = npk_node_attr(c->n, "to");
+    if (!a || a->kind != NPK_ATTR_INT)
+        return FAIL(c, "attribute 'to' (an element type) is required");
+    npk_dtype t = (npk_dtype)a->i;
+    if (a->i < 0 || a->i > 64 || !cast_type(t) || !cast_type(x->dtype))
+        return FAIL(c, "casts %s to element type %lld: npukit casts between float, double, "
+                    "int8, uint8, int32, int64 and bool", npk_dtype_name(x->dtype),
+                    (long long)a->i);
+    if (set_out(c, 0, t, x->rank, x->dims) != 0)
+        return -1;
+    npk_value *o = out(c, 0);
+    if (!x->data || o->elems > FOLD_MAX_ELEMS)
+        return 0;
+    size_t es = npk_dtype_size(t), xs = npk_dtype_size(x->dtype);
+    o->data = malloc(o->elems ? (size_t)o->elems * es : 1);
+    if (!o->data)
+        return FAIL(c, "out of memory");
+    bool fl = is_float(x->dtype);
+    for (uint64_t e = 0; e < x->elems; e++) {
+        const uint8_t *p = (const uint8_t *)x->data + e * xs;
+        double f = 0;
+        int64_t i = 0;
+        switch (x->dtype) {
+        case NPK_DT_FLOAT: { float v; memcpy(&v, p, 4); f = v; break; }
+        case NPK_DT_DOUBLE: memcpy(&f, p, 8); break;
+        case NPK_DT_INT8: i = (int8_t)p[0]; break;
+        case NPK_DT_UINT8: case NPK_DT_BOOL: i = p[0]; break;
+        case NPK_DT_INT32: { int32_t v; memcpy(&v, p, 4); i = v; break; }
+        default: memcpy(&i, p, 8); break;
+        }
+        uint8_t *q = (uint8_t *)o->data + e * es;
+        if (t == NPK_DT_FLOAT || t == NPK_DT_DOUBLE) {
+            double v = fl ? f : (double)i;
+            if (t == NPK_DT_DOUBLE) {
+                memcpy(q, &v, 8);
+            } else {
+                float g = (float)v;
+                memcpy(q, &g, 4);
+            }
+            continue;
+        }
+        if (t == NPK_DT_BOOL) {
+            q[0] = fl ? f != 0 : i != 0;
+            continue;
+        }
+        int64_t lo = t == NPK_DT_INT8 ? -128 : t == NPK_DT_UINT8 ? 0
+                     : t == NPK_DT_INT32 ? INT32_MIN : INT64_MIN;
+        int64_t hi = t == NPK_DT_INT8 ? 127 : t == NPK_DT_UINT8 ? 255
+                     : t == NPK_DT_INT32 ? INT32_MAX : INT64_MAX;
+        /* floats: in range when -2^63 <= trunc(f) < 2^63 and within [lo, hi] */
+        if (fl ? !(f > -9223372036854775809.0 && f < 9223372036854775808.0) : false)
+            goto range;
+        if (fl)
+            i = (int64_t)f;
+        if (i < lo || i > hi)
+            goto range;
+        switch (t) {
+        case NPK_DT_INT8: case NPK_DT_UINT8: q[0] = (uint8_t)i; break;
+        case NPK_DT_INT32: { int32_t v = (int32_t)i; memcpy(q, &v, 4); break; }
+        default: memcpy(q, &i, 8); break;
+        }
+        continue;
+    range:
+        free(o->data);
+        o->data = NULL;
+        if (fl)
+            return FAIL(c, "element %llu of '%s' (%g) does not fit %s", (unsigned long long)e,
+                        x->name, f, npk_dtype_name(t));
+        return FAIL(c, "element %llu of '%s' (%lld) does not fit %s", (unsigned long long)e,
+                    x->name, (long long)i, npk_dtype_name(t));
+    }
+    c->n->folded = true;
+    return 0;
+}
+
+/* Pad (mode constant; pads a constant input from opset 11, an attribute before; the value 0
+ * or absent): each dimension grows by its begin and end pads (not negative). */
+static int infer_pad(ctx *c)
+{
+    const npk_value *x = in(c, 0);
+    const npk_attr *mode = npk_node_attr(c->n, "mode");
+    if (mode && (mode->kind != NPK_ATTR_STRING || strcmp(mode->s, "constant") != 0))
+        return FAIL(c, "mode '%s' is not read (mode constant is)",
+                    mode->kind == NPK_ATTR_STRING ? mode->s : "?");
+    int64_t pads[2 * NPK_MODEL_MAX_RANK];
+    size_t n = 0;
+    if (c->r->m->opset >= 11) {
+        if (!in(c, 1))
+            return FAIL(c, "input 'pads' is required");
+        if (in(c, 3))
+            return FAIL(c, "the axes input '%s' is not read (pads of every axis are)",
+                        in(c, 3)->name);
+        if (const_ints(c, in(c, 1), "pads", 2 * NPK_MODEL_MAX_RANK, pads, &n) != 0)
+            return -1;
+        const npk_value *v = in(c, 2);
+        if (v) {
+            if (!v->data || v->elems != 1)
+                return FAIL(c, "the constant value '%s' must be a constant scalar", v->name);
+            double f = 0;
+            if (v->dtype == NPK_DT_FLOAT) {
+                float g;
+                memcpy(&g, v->data, 4);
+                f = g;
+            } else if (v->dtype == NPK_DT_DOUBLE) {
+                memcpy(&f, v->data, 8);
+            } else if (v->dtype == NPK_DT_INT64 || v->dtype == NPK_DT_INT32) {
+                f = (double)int_at(v, 0);
+            } else {
+                f = npk_dtype_size(v->dtype) == 1 ? ((const uint8_t *)v->data)[0] : 1;
+            }
+            if (f != 0)
+                return FAIL(c, "pads with the value %g from '%s' (only 0 is read)", f, v->name);
+        }
+    } else {
+        const int64_t *a;
+        if (attr_ints(c, "pads", -1, &a, &n) != 0)
+            return -1;
+        if (!a)
+            return FAIL(c, "attribute 'pads' is required");
+        if (n > 2 * NPK_MODEL_MAX_RANK)
+            return FAIL(c, "attribute 'pads' has %zu entries", n);
+        memcpy(pads, a, n * sizeof *a);
+        const npk_attr *val = npk_node_attr(c->n, "value");
+        if (val && val->kind == NPK_ATTR_FLOAT && val->f != 0)
+            return FAIL(c, "pads with the value %g (only 0 is read)", (double)val->f);
+    }
+    if (n != 2 * (size_t)x->rank)
+        return FAIL(c, "has %zu pads for an input of rank %d (%d)", n, x->rank, 2 * x->rank);
+    int64_t dims[NPK_MODEL_MAX_RANK];
+    for (int i = 0; i < x->rank; i++) {
+        int64_t b = pads[i], e = pads[i + x->rank];
+        if (b < 0 || e < 0)
+            return FAIL(c, "pads %lld and %lld of axis %d: negative pads (cropping) are not read",
+                        (long long)b, (long long)e, i);
+        if (b > (int64_t)NPK_MODEL_MAX_ELEMS || e > (int64_t)NPK_MODEL_MAX_ELEMS)
+            return FAIL(c, "pads %lld and %lld of axis %d are too large", (long long)b,
+                        (long long)e, i);
+        dims[i] = x->dims[i] + b + e;
+    }
+    return set_out(c, 0, x->dtype, x->rank, dims);
+}
+
 int npk_model_infer(npk_reader *r, int idx, const void *proto)
 {
     ctx cx = {r, idx, &r->m->nodes[idx], r->m}, *c = &cx;
@@ -884,6 +1198,20 @@ int npk_model_infer(npk_reader *r, int idx, const void *proto)
     case NPK_OP_CONCAT:
         rc = check_arity(c, 1, 64, 1, 1) || infer_concat(c);
         break;
+    case NPK_OP_CONSTANT_OF_SHAPE:
+        rc = check_arity(c, 1, 1, 1, 1) || infer_constant_of_shape(c, proto);
+        break;
+    case NPK_OP_SLICE:
+        rc = check_arity(c, r->m->opset >= 10 ? 3 : 1, r->m->opset >= 10 ? 5 : 1, 1, 1) ||
+             infer_slice(c);
+        break;
+    case NPK_OP_CAST:
+        rc = check_arity(c, 1, 1, 1, 1) || infer_cast(c);
+        break;
+    case NPK_OP_PAD:
+        rc = check_arity(c, r->m->opset >= 11 ? 2 : 1, r->m->opset >= 11 ? 4 : 1, 1, 1) ||
+             infer_pad(c);
+        break;
     case NPK_OP_QUANTIZE: case NPK_OP_DEQUANTIZE: {
         if (check_arity(c, 2, 3, 2, 1) != 0)
             return -1;
@@ -934,7 +1262,7 @@ int npk_model_infer(npk_reader *r, int idx, const void *proto)
     if (!n->folded)
         for (int k = 0; k < n->n_in; k++) {
             const npk_value *v = in(c, k);
-            if (v && v->data && !(n->op == NPK_OP_RESHAPE && k == 1))
+            if (v && v->data && !(n->op == NPK_OP_RESHAPE && k == 1) && !(n->op == NPK_OP_PAD && k))
                 n->params += v->elems;   /* no wrap: at most 9 tensors of 2^40 */
         }
     return 0;

@@ -802,6 +802,86 @@ static int build_add(builder *b, int ni)
     return 0;
 }
 
+/* A zero Pad of the two spatial axes of an (N, C, H, W) activation x, merged into the Conv or
+ * AveragePool that alone reads it: its pads (top, left, bottom, right) are stored at
+ * xpad[4 * reader] and the Pad's result is x's tensor. An AveragePool then counts the padded
+ * positions (count_include_pad = 1, as the explicit zeros are values). MaxPool is refused: it
+ * skips padded positions, the Pad makes them zeros that a window of negatives would take. */
+static int build_pad(builder *b, int ni, int x, int *xpad)
+{
+    const npk_model *m = b->m;
+    const npk_node *n = &m->nodes[ni];
+    const npk_value *xv = &m->values[x];
+    if (n->in[0] != x || xv->rank != 4)
+        return bfail(b, ni, "pads '%s' of rank %d: the plan merges a Pad of an (N, C, H, W) "
+                     "activation only", xv->name, xv->rank);
+    /* the reader checked 8 pads: an int64 or int32 input from opset 11, an attribute before */
+    int64_t pads[8];
+    const npk_attr *pa = npk_node_attr(n, "pads");
+    const npk_value *pv = n->n_in > 1 && n->in[1] >= 0 ? &m->values[n->in[1]] : NULL;
+    for (int i = 0; i < 8; i++) {
+        if (!pv) {
+            pads[i] = pa->ints[i];
+        } else if (pv->dtype == NPK_DT_INT32) {
+            int32_t v;
+            memcpy(&v, (const uint8_t *)pv->data + 4 * i, 4);
+            pads[i] = v;
+        } else {
+            memcpy(&pads[i], (const uint8_t *)pv->data + 8 * i, 8);
+        }
+    }
+    if (pads[0] || pads[1] || pads[4] || pads[5])
+        return bfail(b, ni, "pads the batch or channel axis (pads %lld,%lld,%lld,%lld of N and "
+                     "C): the plan merges padding of H and W only", (long long)pads[0],
+                     (long long)pads[4], (long long)pads[1], (long long)pads[5]);
+    int y = n->out[0], r = sole_reader(m, y);
+    const npk_node *rn = r >= 0 ? &m->nodes[r] : NULL;
+    if (!rn || m->values[y].is_output || rn->in[0] != y ||
+        (rn->op != NPK_OP_CONV && rn->op != NPK_OP_AVG_POOL && rn->op != NPK_OP_MAX_POOL))
+        return bfail(b, ni, "its result '%s' is not read by one Conv or AveragePool alone: the "
+                     "plan merges a Pad into the Conv or AveragePool that follows it",
+                     m->values[y].name);
+    if (rn->op == NPK_OP_MAX_POOL)
+        return bfail(b, ni, "is followed by MaxPool node %d '%s': not merged (MaxPool skips "
+                     "padded positions, the Pad makes them zeros that count)", r, rn->name);
+    const npk_attr *own = npk_node_attr(rn, "pads");
+    bool padded = false;
+    for (size_t i = 0; own && own->kind == NPK_ATTR_INTS && i < own->n; i++)
+        padded = padded || own->ints[i] != 0;
+    if (rn->op == NPK_OP_AVG_POOL && padded && attr_i(rn, "count_include_pad", 0) == 0)
+        return bfail(b, ni, "is followed by AveragePool node %d '%s' with pads of its own that "
+                     "do not count (count_include_pad 0): the merged pads would count", r,
+                     rn->name);
+    for (int i = 0; i < 4; i++)
+        if (pads[2 + (i & 1) + 4 * (i >> 1)] > 4096)
+            return bfail(b, ni, "pads %lld: the plan merges pads of at most 4096",
+                         (long long)pads[2 + (i & 1) + 4 * (i >> 1)]);
+    xpad[4 * r + 0] = (int)pads[2];
+    xpad[4 * r + 1] = (int)pads[3];
+    xpad[4 * r + 2] = (int)pads[6];
+    xpad[4 * r + 3] = (int)pads[7];
+    int t = tensor_of(b, ni, x);
+    if (t < 0)
+        return -1;
+    b->vt[y] = t;
+    return 0;
+}
+
+/* Add the pads of a merged Pad (build_pad) to the layer just built for node ni. */
+static void merge_pads(builder *b, int ni, const int *xpad)
+{
+    const int *d = xpad + 4 * ni;
+    if (!(d[0] | d[1] | d[2] | d[3]))
+        return;
+    npk_layer *l = &b->p->layers[b->p->n_layers - 1];
+    l->pt += d[0];
+    l->pl += d[1];
+    l->pb += d[2];
+    l->pr += d[3];
+    if (l->kind == NPK_LAYER_AVGPOOL)
+        l->count_include_pad = 1;
+}
+
 int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_size)
 {
     builder b = {.m = m, .err = err, .err_size = err_size};
@@ -818,8 +898,9 @@ int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_siz
     b.vt = malloc(nv * sizeof *b.vt);
     b.vl = malloc(nv * sizeof *b.vl);
     unsigned char *skip = calloc(m->n_nodes ? m->n_nodes : 1, 1);   /* nodes a pattern took */
+    int *xpad = calloc(m->n_nodes ? 4 * m->n_nodes : 1, sizeof *xpad);   /* merged Pads */
     npk_plan *p = b.p;
-    if (!p || !b.vt || !b.vl || !skip) {
+    if (!p || !b.vt || !b.vl || !skip || !xpad) {
         bfail(&b, -1, "out of memory");
         goto fail;
     }
@@ -910,10 +991,17 @@ int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_siz
             break;
         case NPK_OP_CONV:
             r = build_conv(&b, ni, x);
+            if (r == 0)
+                merge_pads(&b, ni, xpad);
             break;
         case NPK_OP_MAX_POOL:
         case NPK_OP_AVG_POOL:
             r = build_pool(&b, ni, x);
+            if (r == 0)
+                merge_pads(&b, ni, xpad);
+            break;
+        case NPK_OP_PAD:
+            r = build_pad(&b, ni, x, xpad);
             break;
         case NPK_OP_RELU:
         case NPK_OP_LEAKY_RELU:
@@ -964,7 +1052,8 @@ int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_siz
         default:
             r = bfail(&b, ni, "no lowering takes this operator yet (the plan takes Gemm, "
                       "MatMul, Add, Mul and Div by a scalar, Conv, Relu, LeakyRelu, Gelu, Tanh, "
-                      "Sigmoid, MaxPool, AveragePool, Flatten, Reshape, Transpose, Softmax, "
+                      "Sigmoid, MaxPool, AveragePool, a zero Pad before Conv or AveragePool, "
+                      "Flatten, Reshape, Transpose, Softmax, "
                       "LayerNormalization and the Gelu and RMSNorm patterns)");
         }
         if (r != 0)
@@ -1037,6 +1126,7 @@ int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_siz
     if (npk_plan_q_finish(&b) != 0)
         goto fail;
     free(skip);
+    free(xpad);
     free(b.vt);
     free(b.vl);
     free(b.lval);
@@ -1044,6 +1134,7 @@ int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_siz
     return 0;
 fail:
     free(skip);
+    free(xpad);
     free(b.vt);
     free(b.vl);
     free(b.lval);

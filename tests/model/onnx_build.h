@@ -147,6 +147,19 @@ static inline Onnx__AttributeProto *attr_is(const char *name, size_t n, const in
     return a;
 }
 
+static inline Onnx__AttributeProto *attr_s(const char *name, const char *v)
+{
+    Onnx__AttributeProto *a = alloc(sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = str(name);
+    a->has_type = 1;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+    a->has_s = 1;
+    a->s.len = strlen(v);
+    a->s.data = (uint8_t *)str(v);
+    return a;
+}
+
 static inline Onnx__AttributeProto *attr_t(const char *name, Onnx__TensorProto *t)
 {
     Onnx__AttributeProto *a = alloc(sizeof *a);

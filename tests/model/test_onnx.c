@@ -458,6 +458,99 @@ static void test_shape_chain(void)
 
 }
 
+/* PyTorch 1.13's export of nn.ZeroPad2d(1) (pads [1, 1, 1, 1] of W then H): the ONNX pads
+ * computed by ConstantOfShape, Concat, Reshape, Slice (reversed), Transpose, Reshape and Cast,
+ * all folded, then Pad of x [1, 1, 2, 3]. Beside it a Slice of step 2 and a Cast of floats. */
+static graph pad_chain(void)
+{
+    graph g = {0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 1, 2, 3));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, 1, 4, 5));
+    ADD_INIT(g, tensor("n4", NPK_DT_INT64, DIMS(1), (int64_t[]){4}));
+    ADD_INIT(g, tensor("p1", NPK_DT_INT64, DIMS(4), (int64_t[]){1, 1, 1, 1}));
+    ADD_INIT(g, tensor("m12", NPK_DT_INT64, DIMS(2), (int64_t[]){-1, 2}));
+    ADD_INIT(g, tensor("z", NPK_DT_INT64, DIMS(1), (int64_t[]){0}));
+    ADD_INIT(g, tensor("m1", NPK_DT_INT64, DIMS(1), (int64_t[]){-1}));
+    ADD_INIT(g, tensor("lo", NPK_DT_INT64, DIMS(1), (int64_t[]){INT64_MIN + 1}));
+    ADD_INIT(g, tensor("v0", F, SCALAR, NULL));   /* element 0 is 0 / 100 */
+    ADD_INIT(g, tensor("u5", NPK_DT_INT64, DIMS(5), (int64_t[]){10, 11, 12, 13, 14}));
+    ADD_INIT(g, tensor("two", NPK_DT_INT64, DIMS(1), (int64_t[]){2}));
+    ADD_INIT(g, tensor("f4", F, DIMS(4), NULL));  /* 0, 0.01, 0.02, 0.03 */
+    ADD_NODE(g, node("ConstantOfShape", "cos", "n4", "zeros",
+                     attr_t("value", tensor("v", NPK_DT_INT64, DIMS(1), (int64_t[]){0})), NULL));
+    ADD_NODE(g, node("Concat", "cat", "p1,zeros", "p8", attr_i("axis", 0), NULL));
+    ADD_NODE(g, node("Reshape", "rs", "p8,m12", "p42", NULL));
+    ADD_NODE(g, node("Slice", "sl", "p42,m1,lo,z,m1", "rev", NULL));
+    ADD_NODE(g, node("Transpose", "tr", "rev", "p24", attr_is("perm", 2, (int64_t[]){1, 0}),
+                     NULL));
+    ADD_NODE(g, node("Reshape", "rs1", "p24,m1", "pads", NULL));
+    ADD_NODE(g, node("Cast", "cast", "pads", "pads64", attr_i("to", NPK_DT_INT64), NULL));
+    ADD_NODE(g, node("Pad", "pad", "x,pads64,v0", "y", attr_s("mode", "constant"), NULL));
+    ADD_NODE(g, node("Slice", "sl2", "u5,z,n4,z,two", "odd", NULL));
+    ADD_NODE(g, node("Slice", "sl3", "u5,m1,lo,z,m1", "back", NULL));
+    ADD_NODE(g, node("Cast", "castf", "f4", "f4b", attr_i("to", NPK_DT_BOOL), NULL));
+    return g;
+}
+
+static void test_pad_chain(void)
+{
+    char err[512];
+    graph g = pad_chain();
+    npk_model *m = roundtrip(&g, 0, err, sizeof err);
+    NPK_CHECK(m != NULL);
+    if (!m) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    /* [1,1,1,1] ++ [0,0,0,0] as rows [[1,1],[1,1],[0,0],[0,0]], reversed
+     * [[0,0],[0,0],[1,1],[1,1]], transposed [[0,0,1,1],[0,0,1,1]]: begins N,C,H,W 0,0,1,1 and
+     * ends 0,0,1,1 */
+    check_val(m, "zeros", NPK_DT_INT64, DIMS(4));
+    check_ints(m, "zeros", 4, (int64_t[]){0, 0, 0, 0});
+    check_val(m, "rev", NPK_DT_INT64, DIMS(4, 2));
+    check_ints(m, "rev", 8, (int64_t[]){0, 0, 0, 0, 1, 1, 1, 1});
+    check_val(m, "pads64", NPK_DT_INT64, DIMS(8));
+    check_ints(m, "pads64", 8, (int64_t[]){0, 0, 1, 1, 0, 0, 1, 1});
+    NPK_CHECK(node_named(m, "cos")->folded && node_named(m, "sl")->folded &&
+              node_named(m, "cast")->folded);
+    /* x [1,1,2,3] padded by one on H and W: [1,1,4,5], not folded, no parameters */
+    check_val(m, "y", F, DIMS(1, 1, 4, 5));
+    NPK_CHECK(!node_named(m, "pad")->folded && node_named(m, "pad")->params == 0);
+    /* elements 0 and 2 of [10..14] (end 4, step 2); all five from the last down */
+    check_ints(m, "odd", 2, (int64_t[]){10, 12});
+    check_ints(m, "back", 5, (int64_t[]){14, 13, 12, 11, 10});
+    /* 0 -> false, 0.01.. -> true */
+    const npk_value *b = val(m, "f4b");
+    NPK_CHECK(b && b->dtype == NPK_DT_BOOL && b->data &&
+              memcmp(b->data, (uint8_t[]){0, 1, 1, 1}, 4) == 0);
+    npk_model_free(m);
+
+    g = pad_chain();
+    g.nodes[7] = node("Pad", "pad", "x,pads64,v0", "y", attr_s("mode", "reflect"), NULL);
+    expect_error(&g, 0, "'pad' (Pad): mode 'reflect' is not read (mode constant is)");
+    g = pad_chain();
+    g.inits[6] = tensor("v0", NPK_DT_INT64, SCALAR, (int64_t[]){1});
+    expect_error(&g, 0, "(Pad): pads with the value 1 from 'v0' (only 0 is read)");
+    g = pad_chain();
+    g.nodes[7] = node("Pad", "pad", "x,p1", "y", NULL);
+    expect_error(&g, 0, "(Pad): has 4 pads for an input of rank 4 (8)");
+    g = pad_chain();
+    g.nodes[7] = node("Pad", "pad", "x,m12", "y", NULL);
+    expect_error(&g, 0, "(Pad): has 2 pads for an input of rank 4 (8)");
+    g = pad_chain();
+    g.nodes[8] = node("Slice", "sl2", "u5,z,n4,z,z", "odd", NULL);
+    expect_error(&g, 0, "'sl2' (Slice): step 0 is 0");
+    g = pad_chain();
+    g.nodes[0] = node("ConstantOfShape", "cos", "m1", "zeros", NULL);
+    expect_error(&g, 0, "(ConstantOfShape): dimension 0 of the shape 'm1' is -1");
+    g = pad_chain();
+    g.nodes[10] = node("Cast", "castf", "lo", "f4b", attr_i("to", NPK_DT_INT32), NULL);
+    expect_error(&g, 0, "(Cast): element 0 of 'lo' (-9223372036854775807) does not fit int32");
+    g = pad_chain();
+    g.nodes[10] = node("Cast", "castf", "f4", "f4b", attr_i("to", NPK_DT_FLOAT16), NULL);
+    expect_error(&g, 0, "(Cast): casts float32 to element type 10");
+}
+
 static void expect_error(const graph *g, long keep, const char *want)
 {
     char err[512] = "";
@@ -709,6 +802,7 @@ int main(int argc, char **argv)
     test_qlinear();
     test_fold();
     test_shape_chain();
+    test_pad_chain();
     test_transformer_ops();
     test_qconv();
     test_errors();

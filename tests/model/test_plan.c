@@ -263,6 +263,87 @@ static void expect_plan_error(const graph *g, const char *want, const char *want
     npk_model_free(m);
 }
 
+/* An explicit zero Pad (pads begin N,C,H,W then end) merged into the layer after it. x [1,1,2,2]
+ * = (1, 2, 3, 4) padded by one row on top and one column on the left:
+ *     0 0 0
+ *     0 1 2
+ *     0 3 4
+ * AveragePool 2x2 stride 1: the padded zeros count (they are values): (0+0+0+1)/4 = 0.25,
+ * (0+0+1+2)/4 = 0.75, (0+1+0+3)/4 = 1, (1+2+3+4)/4 = 2.5 (skipping them would give 1, 1.5, 2,
+ * 2.5). Conv 2x2 of ones with pads [0,0,1,1] of its own on top: every side padded by one, sums
+ * of the 2x2 windows of the 4x4 [[0,0,0,0],[0,1,2,0],[0,3,4,0],[0,0,0,0]]:
+ * 1 3 2 / 4 10 6 / 3 7 4. */
+static graph pad_graph(const char *op, const int64_t *pads)
+{
+    graph g = {0};
+    bool conv = strcmp(op, "Conv") == 0;
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 1, 2, 2));
+    int64_t ch = 1 + pads[1] + pads[5], side = conv ? 3 : 2;
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, ch, side, side));
+    ADD_INIT(g, tensor("pads", NPK_DT_INT64, DIMS(8), pads));
+    ADD_INIT(g, ftensor("W", DIMS(1, 1, 2, 2), VALS(1, 1, 1, 1)));
+    ADD_NODE(g, node("Pad", "pad", "x,pads", "xp", attr_s("mode", "constant"), NULL));
+    if (conv)
+        ADD_NODE(g, node("Conv", "conv", "xp,W", "y", attr_is("pads", 4, (int64_t[]){0, 0, 1, 1}),
+                         NULL));
+    else
+        ADD_NODE(g, node(op, "pool", "xp", "y", attr_is("kernel_shape", 2, (int64_t[]){2, 2}),
+                         NULL));
+    return g;
+}
+
+static void test_pad(void)
+{
+    static const int64_t tl[8] = {0, 0, 1, 1, 0, 0, 0, 0};
+    static const double want_avg[4] = {0.25, 0.75, 1, 2.5},
+                        want_conv[9] = {1, 3, 2, 4, 10, 6, 3, 7, 4};
+    for (int conv = 0; conv < 2; conv++) {
+        graph g = pad_graph(conv ? "Conv" : "AveragePool", tl);
+        npk_model *m;
+        char err[512] = "";
+        npk_plan *p = plan_of(&g, &m, err, sizeof err);
+        NPK_REPORT(p != NULL, "pad: %s\n", err);
+        if (p) {
+            const npk_layer *l = &p->layers[0];
+            NPK_CHECK_EQ_U64(p->n_layers, 1);
+            NPK_CHECK(l->kind == (conv ? NPK_LAYER_CONV : NPK_LAYER_AVGPOOL));
+            NPK_CHECK(l->pt == 1 && l->pl == 1 && l->pb == conv && l->pr == conv);
+            NPK_CHECK(conv || l->count_include_pad == 1);
+            double x[4] = {1, 2, 3, 4}, y[9];
+            NPK_CHECK(npk_plan_run_f64(p, x, y, 0) == 0);
+            for (int i = 0; i < (conv ? 9 : 4); i++)
+                near(y[i], conv ? want_conv[i] : want_avg[i], 1e-15, conv ? "pad conv" : "pad avg");
+        }
+        npk_plan_free(p);
+        npk_model_free(m);
+    }
+    /* the pads as int32: the same layer */
+    graph g = pad_graph("AveragePool", tl);
+    Onnx__TensorProto *t32 = tensor("pads", NPK_DT_INT32, DIMS(8), NULL);
+    for (int i = 0; i < 8; i++)
+        t32->int32_data[i] = (int32_t)tl[i];
+    g.inits[0] = t32;
+    npk_model *m;
+    char err[512] = "";
+    npk_plan *p = plan_of(&g, &m, err, sizeof err);
+    NPK_REPORT(p != NULL, "pad int32: %s\n", err);
+    NPK_CHECK(p && p->layers[0].pt == 1 && p->layers[0].pl == 1 && p->layers[0].pb == 0 &&
+              p->layers[0].pr == 0 && p->layers[0].count_include_pad == 1);
+    npk_plan_free(p);
+    npk_model_free(m);
+    g = pad_graph("MaxPool", tl);
+    expect_plan_error(&g, "node 0 'pad' (Pad)", "followed by MaxPool node 1 'pool': not merged");
+    g = pad_graph("AveragePool", (const int64_t[]){0, 1, 1, 1, 0, 0, 0, 0});
+    expect_plan_error(&g, "node 0 'pad' (Pad)", "pads the batch or channel axis");
+    /* a Pad whose result is the graph's output: nothing to merge it into */
+    g = (graph){0};
+    g.ins[g.n_ins++] = vinfo("x", F, DIMS(1, 1, 2, 2));
+    g.outs[g.n_outs++] = vinfo("y", F, DIMS(1, 1, 3, 3));
+    ADD_INIT(g, tensor("pads", NPK_DT_INT64, DIMS(8), tl));
+    ADD_NODE(g, node("Pad", "pad", "x,pads", "y", NULL));
+    expect_plan_error(&g, "node 0 'pad' (Pad)", "is not read by one Conv or AveragePool alone");
+}
+
 static void test_errors(void)
 {
     /* a product of two activations (the residual Add(Relu(x), x) is taken: test_dag) */
@@ -924,6 +1005,7 @@ int main(int argc, char **argv)
     test_cnn();
     test_avgpool(0);
     test_avgpool(1);
+    test_pad();
     test_gelu_pattern();
     test_errors();
     test_dag();

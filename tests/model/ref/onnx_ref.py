@@ -461,6 +461,79 @@ def op_constant(_, at, __):
     raise RefError("Constant: no value attribute the reference knows")
 
 
+def op_constant_of_shape(ins, at, _):
+    shape = [int(d) for d in np.asarray(ins[0]).reshape(-1)]
+    if any(d < 0 for d in shape):
+        raise RefError("ConstantOfShape: a negative dimension")
+    v = np.asarray(at.get("value", np.zeros(1, np.float32)))
+    if v.size != 1:
+        raise RefError("ConstantOfShape: the value has %d elements" % v.size)
+    return [np.full(shape, v.reshape(-1)[0], dtype=v.dtype)]
+
+
+def op_slice(ins, at, opset):
+    x = ins[0]
+    if opset >= 10:
+        get = lambda k: None if len(ins) <= k or ins[k] is None else [int(v) for v in ins[k].reshape(-1)]
+        starts, ends, axes, steps = get(1), get(2), get(3), get(4)
+    else:
+        starts, ends, axes, steps = at.get("starts"), at.get("ends"), at.get("axes"), None
+    if starts is None or ends is None or len(starts) != len(ends):
+        raise RefError("Slice: starts and ends are required, of one length")
+    axes = list(range(len(starts))) if axes is None else [_axis(a, x.ndim, "Slice") for a in axes]
+    steps = [1] * len(starts) if steps is None else steps
+    idx = [slice(None)] * x.ndim
+    for a, b, e, s in zip(axes, starts, ends, steps):
+        if s == 0:
+            raise RefError("Slice: step 0")
+        # Python's slice clamps as ONNX does; None stands for "past the end" after clamping
+        d = x.shape[a]
+        b = max(b + d, 0) if b < 0 else b
+        b = min(b, d - 1) if s < 0 else b
+        e = e + d if e < 0 else e
+        if e < 0:   # before the first element: through it (negative step) or nothing
+            e = None if s < 0 else 0
+        idx[a] = slice(b, e, s)
+    return [x[tuple(idx)]]
+
+
+_CAST = {1: np.float32, 2: np.uint8, 3: np.int8, 6: np.int32, 7: np.int64, 9: np.bool_,
+         11: np.float64}
+
+
+def op_cast(ins, at, _):
+    to = at.get("to")
+    if to not in _CAST:
+        raise RefError("Cast: element type %r not supported" % to)
+    x = ins[0]
+    t = _CAST[to]
+    if _is_float(x) and np.issubdtype(t, np.integer):
+        info = np.iinfo(t)
+        tr = np.trunc(x.astype(np.float64))
+        if np.isnan(tr).any() or tr.min(initial=0) < info.min or tr.max(initial=0) > info.max:
+            raise RefError("Cast: a value does not fit %s" % np.dtype(t).name)
+    return [x.astype(t)]
+
+
+def op_pad(ins, at, opset):
+    x = ins[0]
+    if at.get("mode", "constant") not in ("constant", b"constant"):
+        raise RefError("Pad: mode %r is not supported" % at.get("mode"))
+    if opset >= 11:
+        pads = [int(v) for v in ins[1].reshape(-1)]
+        value = 0 if len(ins) < 3 or ins[2] is None else ins[2].reshape(-1)[0]
+        if len(ins) > 3 and ins[3] is not None:
+            raise RefError("Pad: the axes input is not supported")
+    else:
+        pads, value = at.get("pads"), at.get("value", 0.0)
+    r = x.ndim
+    if pads is None or len(pads) != 2 * r or min(pads) < 0:
+        raise RefError("Pad: pads must be 2 * rank non-negative integers")
+    if value != 0:
+        raise RefError("Pad: only the value 0 is supported")
+    return [np.pad(x, [(pads[i], pads[i + r]) for i in range(r)], mode="constant")]
+
+
 def op_quantize(ins, at, _):
     x = _f64(ins[0])
     zp = ins[2] if len(ins) > 2 and ins[2] is not None else np.zeros((), np.uint8)
@@ -532,6 +605,7 @@ OPS = {
     "Flatten": op_flatten, "Reshape": op_reshape, "Transpose": op_transpose,
     "Identity": op_identity, "Constant": op_constant, "Shape": op_shape, "Gather": op_gather,
     "Unsqueeze": op_unsqueeze, "Squeeze": op_squeeze, "Concat": op_concat,
+    "ConstantOfShape": op_constant_of_shape, "Slice": op_slice, "Cast": op_cast, "Pad": op_pad,
     "QuantizeLinear": op_quantize, "DequantizeLinear": op_dequantize,
     "QLinearMatMul": op_qlinear_matmul, "QLinearConv": op_qlinear_conv,
 }

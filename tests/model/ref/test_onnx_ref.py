@@ -353,6 +353,40 @@ def test_operators():
     check_error("Gather out of range", "Gather", [M, np.array([2])], "out of range")
     check_error("Squeeze a 3", "Squeeze", [M, np.array([1])], "not of size 1")
     check_error("Concat without axis", "Concat", [M, M], "no axis")
+    # the pads PyTorch's ZeroPad2d(1) exports, one operator at a time (by hand)
+    check("ConstantOfShape int64 zeros", "ConstantOfShape", [np.array([4])], [0, 0, 0, 0],
+          {"value": np.array([0], np.int64)}, exact=True, dtype=np.int64)
+    check("ConstantOfShape default float", "ConstantOfShape", [np.array([2, 1])], [[0], [0]],
+          exact=True, dtype=np.float32)
+    P = np.array([[1, 1], [2, 2], [0, 0], [3, 3]], np.int64)
+    # rows from the last (-1) down past the first (INT64_MIN + 1), step -1: reversed
+    check("Slice reversed rows", "Slice",
+          [P, np.array([-1]), np.array([-2 ** 63 + 1]), np.array([0]), np.array([-1])],
+          [[3, 3], [0, 0], [2, 2], [1, 1]], exact=True)
+    # columns 0..2 of M step 2: [1, 3], [4, 6]; starts clamped (-9 -> 0), ends clamped (9 -> 3)
+    check("Slice step 2", "Slice", [M, np.array([-9]), np.array([9]), np.array([1]),
+                                    np.array([2])], [[1, 3], [4, 6]], exact=True)
+    check("Slice start past end", "Slice", [M, np.array([5]), np.array([9])],
+          np.zeros((0, 3)), exact=True)
+    check("Slice negative step from below the start", "Slice",
+          [np.array([7, 8, 9]), np.array([-9]), np.array([-9]), np.array([0]), np.array([-1])],
+          [7], exact=True)
+    check("Slice attributes (opset 9)", "Slice", [M], [[5, 6]],
+          {"starts": [1, 1], "ends": [2, 3]}, opset=9, exact=True)
+    check("Cast int64 to float", "Cast", [np.array([3, -2])], [3, -2], {"to": 1}, exact=True,
+          dtype=np.float32)
+    check("Cast float to int32 truncates", "Cast", [np.array([2.7, -2.7], f32)], [2, -2],
+          {"to": 6}, exact=True, dtype=np.int32)
+    check_error("Cast out of range", "Cast", [np.array([300.0], f32)], "does not fit",
+                {"to": 2})
+    # pads [0,1, 1,0] of [[1,2],[3,4]]: a row before, a column after
+    check("Pad constant", "Pad", [np.array([[1, 2], [3, 4]], f32), np.array([1, 0, 0, 1])],
+          [[0, 0, 0], [1, 2, 0], [3, 4, 0]])
+    check("Pad attribute (opset 2)", "Pad", [np.array([5], f32)], [0, 5, 0, 0],
+          {"pads": [1, 2]}, opset=2)
+    check_error("Pad value 1", "Pad", [M, np.array([1, 0, 0, 0]), np.array(1.0, f32)],
+                "only the value 0")
+    check_error("Pad reflect", "Pad", [M, np.array([1, 0, 0, 0])], "mode", {"mode": "reflect"})
     check_error("unknown operator", "Einsum", [A], "not supported")
 
 
