@@ -63,7 +63,7 @@ row() { printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$@"; }
       # shellcheck disable=SC2086
       out=$("$NPK" run-model -t "$t" $args "$f" 2>"$T/err")
       if [ $? != 0 ]; then
-        why=$(grep -v ' of .* inputs$' "$T/err" | head -1 | sed "s|$ROOT/||g; s/|/\\\\|/g")
+        why=$(grep -v -e ' of .* inputs$' -e ' is ignored$' "$T/err" | head -1 | sed "s|$ROOT/||g; s/|/\\\\|/g")
         row "$m" "$t" "–" "–" "–" "–" "cannot run: ${why#npukit: }" "–"
         continue
       fi
