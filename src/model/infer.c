@@ -553,8 +553,7 @@ static int fold_quant(ctx *c, bool q)
             ((float *)o->data)[e] = (float)((q_int_at(x, e) - z) * (double)s[k]);
             continue;
         }
-        double v = nearbyint((double)((const float *)x->data)[e] / (double)s[k]) + z;   /* ties to even (the default rounding) */
-        v = v < lo ? lo : v > hi ? hi : v;
+        double v = npk_onnx_quantize((double)((const float *)x->data)[e] / (double)s[k], z, lo, hi);
         if (o->dtype == NPK_DT_INT8)
             ((int8_t *)o->data)[e] = (int8_t)v;
         else if (o->dtype == NPK_DT_UINT8)

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 
 /* Element types, numbered as ONNX's TensorProto.DataType numbers them. */
@@ -87,6 +88,16 @@ int npk_model_read(const void *buf, size_t size, const char *name, npk_model **o
                    size_t err_size);
 int npk_model_read_file(const char *path, npk_model **out, char *err, size_t err_size);
 void npk_model_free(npk_model *m);
+
+/* ONNX QuantizeLinear's rounding of a value already divided by its scale (or multiplied by
+ * a requantisation factor): to the nearest integer, ties to even (the default rounding mode),
+ * plus the zero point, saturated to [lo, hi]; NaN stays NaN. The one rule for the reader's
+ * folding of constants and the plan's float64 run of int8 models (the NumPy reference's). */
+static inline double npk_onnx_quantize(double r, double zp, double lo, double hi)
+{
+    double q = nearbyint(r) + zp;
+    return q < lo ? lo : q > hi ? hi : q;
+}
 
 const char *npk_op_name(npk_op op);
 const char *npk_dtype_name(npk_dtype t);

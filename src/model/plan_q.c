@@ -452,8 +452,7 @@ int npk_plan_q_finish(struct builder *b)
 /* QuantizeLinear then DequantizeLinear of one value, in float64 (the reference's rule). */
 static double round_one(const npk_ptensor *t, double v)
 {
-    double q = nearbyint(v / t->qscale) + t->zp;
-    q = q < t->qmin ? t->qmin : q > t->qmax ? t->qmax : q;   /* NaN stays NaN */
+    double q = npk_onnx_quantize(v / t->qscale, t->zp, t->qmin, t->qmax);
     return (q - t->zp) * t->qscale;
 }
 
@@ -484,8 +483,7 @@ int npk_plan_q_run(const npk_plan *p, const npk_layer *l, const double *x, doubl
             y[e] = npk_act_f64(l->act, l->alpha, y[e] * (tx->qscale * l->wscale[o]) + q->bias[o]);
             continue;
         }
-        double v = nearbyint((y[e] + l->bq[o]) * q->mul[o]) + q->y_zp;
-        v = v < q->y_min ? q->y_min : v > q->y_max ? q->y_max : v;
+        double v = npk_onnx_quantize((y[e] + l->bq[o]) * q->mul[o], q->y_zp, q->y_min, q->y_max);
         if (l->act == NPK_ACT_RELU && v < 0)
             v = 0;
         y[e] = (v - q->y_zp) * q->y_scale;
