@@ -227,6 +227,21 @@ static int train(const char *path, const char *settings, const char *input, cons
     printf("loss: %.6f before the first step, %.6f after the last (its batch, run again on "
            "the machine); %zu cycles, %.3f s host in all\n", first, last, total_cycles,
            total_host);
+    if (last > first) {
+        /* MSE on large outputs (a trained classifier's logits) makes large gradients: with
+         * too large a step every update overshoots. Say so rather than let the user keep a
+         * worse model unknowingly (the weights are still written: the user asked for them). */
+        double lr_used = tt_train_lr(tr), smaller = lr_used / 8 < 1.0 / 256 ? 1.0 / 256
+                                                                          : lr_used / 8;
+        if (lr_used > 1.0 / 256)
+            fprintf(stderr, "npukit: warning: the loss rose (%.6f -> %.6f): the learning "
+                    "rate %g is too large for this model and data; try a smaller one, such "
+                    "as --lr %g\n", first, last, lr_used, smaller);
+        else
+            fprintf(stderr, "npukit: warning: the loss rose (%.6f -> %.6f) at the smallest "
+                    "learning rate Q8.8 holds (1/256): the model may be trained already, or "
+                    "the targets out of its reach\n", first, last);
+    }
     if (out_model) {
         w = calloc(p->n_layers, sizeof *w);
         b = calloc(p->n_layers, sizeof *b);

@@ -269,6 +269,20 @@ def main():
                       "mlp.onnx: losses %s, host model %s" % (got, losses))
                 m = re.search(r"loss: ([0-9.]+) before the first step, ([0-9.]+) after", r.stdout)
                 check(m and float(m.group(2)) < float(m.group(1)), "mlp.onnx: the loss did not fall")
+                check("warning" not in r.stderr, "mlp.onnx, lr 1/256: a warning: %s" % r.stderr)
+                # the default lr (1/16) on this trained classifier: MSE on logits of magnitude
+                # ~30 overshoots, the loss of the (same) batch rises and the command says so
+                r2 = subprocess.run([npk, "train-model", os.path.join(mdir, "mlp.onnx"), "-t",
+                                     "tinytpu", "--input", os.path.join(mdir, "mlp_samples.npy"),
+                                     "--labels", os.path.join(mdir, "mlp_labels.npy"),
+                                     "--steps", "2"], capture_output=True, text=True)
+                m2 = re.search(r"loss: ([0-9.]+) before the first step, ([0-9.]+) after",
+                               r2.stdout)
+                check(r2.returncode == 0 and m2 and float(m2.group(2)) > float(m2.group(1)) and
+                      ("warning: the loss rose (%s -> %s)" % (m2.group(1), m2.group(2)))
+                      in r2.stderr and "--lr 0.0078125" in r2.stderr,
+                      "mlp.onnx, default lr: exit %d, %s / %s" % (r2.returncode, r2.stdout,
+                                                                  r2.stderr))
                 w = {i.name: numpy_helper.to_array(i).astype(np.float64)
                      for i in onnx.load(out).graph.initializer}
                 bad = sum(int(np.sum(qa(w[k]) != v)) for k, v in
