@@ -67,7 +67,8 @@ typedef struct npk_nn_info {
     uint64_t params;          /* elements of the nodes' constant inputs */
     uint64_t macs;            /* multiply-accumulates of one evaluation of the graph */
     /* The plan (NULL plan_error): the layers, and the elements of one input and one output of
-     * an inference (the batch dimension dropped), with their shapes. */
+     * an inference (the batch dimension dropped), with their shapes: the output's is the
+     * graph output's (a trailing Reshape or Flatten included), the input's the first layer's. */
     const char *plan_error;   /* why the model cannot be grouped into layers, or NULL */
     size_t n_layers;
     size_t input_elems, output_elems;
@@ -99,6 +100,11 @@ typedef struct npk_nn_layer {
     int in_rank, out_rank;    /* the tensors it reads and writes, without the batch */
     int64_t in_dims[NPK_NN_MAX_RANK], out_dims[NPK_NN_MAX_RANK];
     double in_scale, out_scale; /* their int8 scales once calibrated, else 0 */
+    /* How the layers connect (the plan is a graph: residual adds, attention's matmuls): the
+     * plan's tensors the layer reads and writes. Tensor 0 is the model's input; every other
+     * tensor is written by exactly one layer. in2_tensor is the second operand of an add or
+     * a matmul of two activations, -1 for the other layers. */
+    int in_tensor, in2_tensor, out_tensor;
 } npk_nn_layer;
 
 /* The pointers in these structs point into the model: valid until npk_nn_close. */

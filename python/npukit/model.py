@@ -25,13 +25,15 @@ dtype name, "bfloat16" for bfloat16), shape (a tuple; a symbolic dimension taken
 symbolic (whether some dimension was symbolic)."""
 
 Layer = namedtuple("Layer", "kind act alpha node node_name op n_in n_out kernel strides "
-                            "in_shape out_shape in_scale out_scale")
+                            "in_shape out_shape in_scale out_scale in_tensors out_tensor")
 Layer.__doc__ = """One layer of the plan (docs/models.md, "The plan"): kind ("dense",
 "conv", "maxpool", "avgpool", "softmax", "act"), act (the activation at its end, "none",
 "relu", ...; alpha for LeakyRelu), the IR node it starts at (node, node_name, op), n_in and
 n_out (features or channels), kernel and strides ((0, 0) where they do not apply), in_shape
-and out_shape (without the batch) and the int8 scales of those tensors once calibrated (else
-0)."""
+and out_shape (without the batch), the int8 scales of those tensors once calibrated (else
+0), and how the layers connect: in_tensors (one plan tensor, or two for an add or a matmul of
+two activations) and out_tensor; tensor 0 is the model's input, every other tensor is written
+by exactly one layer."""
 
 
 def targets():

@@ -224,11 +224,15 @@ static PyObject *layer_item(void *ctx, size_t k)
     if (st != NPK_OK)
         return model_fail(self, st);
     return Py_BuildValue(
-        "{s:s,s:s,s:d,s:i,s:s,s:s,s:i,s:i,s:(ii),s:(ii),s:N,s:N,s:d,s:d}", "kind", l.kind, "act",
+        "{s:s,s:s,s:d,s:i,s:s,s:s,s:i,s:i,s:(ii),s:(ii),s:N,s:N,s:d,s:d,s:N,s:i}", "kind", l.kind,
+        "act",
         l.act, "alpha", l.alpha, "node", l.node, "node_name", l.node_name, "op", l.op, "n_in",
         l.n_in, "n_out", l.n_out, "kernel", l.kh, l.kw, "strides", l.sh, l.sw, "in_shape",
         dims_tuple(l.in_rank, l.in_dims), "out_shape", dims_tuple(l.out_rank, l.out_dims),
-        "in_scale", l.in_scale, "out_scale", l.out_scale);
+        "in_scale", l.in_scale, "out_scale", l.out_scale, "in_tensors",
+        l.in2_tensor < 0 ? Py_BuildValue("(i)", l.in_tensor)
+                         : Py_BuildValue("(ii)", l.in_tensor, l.in2_tensor),
+        "out_tensor", l.out_tensor);
 }
 
 static PyObject *Model_layers(ModelObject *self, PyObject *noargs)

@@ -120,6 +120,21 @@ def test_lenet_on_opennpu():
 
 
 @needs_onnx
+def test_output_shape_is_the_models():
+    # lenet_qlinear's last layers are QLinearConvs over 5x5 and 1x1 maps, their tensor
+    # [10, 1, 1]; the graph's output is Reshape'd to [N, 10], and that is what run returns
+    m = npukit.Model(ONNX / "lenet_qlinear.onnx")
+    assert [(t.name, t.shape) for t in m.outputs] == [("output", (1, 10))]
+    assert m.layers[-1].out_shape == (10, 1, 1)
+    assert m.output_shape == (10,)
+    x = np.load(ONNX / "lenet_samples.npy")
+    y, _ = m.run(x[:3])
+    assert y.shape == (3, 10)
+    y1, _ = m.run(x[0])
+    assert y1.shape == (10,)
+
+
+@needs_onnx
 def test_batches_and_shapes(mlp):
     x, _ = reference("mlp")
     y, _ = mlp.run(x, "host")
@@ -204,3 +219,31 @@ def test_errors(mlp, tmp_path):
     m.close()
     with pytest.raises(ValueError, match="the model is closed"):
         m.info
+
+
+@needs_onnx
+def test_layers_connect_as_the_graph():
+    # models/onnx/transformer_block.py: x -> LayerNorm -> Q, K, V -> heads -> Q K^T / sqrt(dh)
+    # -> softmax -> (.) V -> merge heads -> O, + x; -> LayerNorm -> FF1 (GELU) -> FF2, + that
+    m = npukit.Model(ONNX / "transformer_block.onnx")
+    layers = m.layers
+    writer = {l.out_tensor: i for i, l in enumerate(layers)}
+    assert len(writer) == len(layers) and 0 not in writer      # one writer per tensor
+    for i, l in enumerate(layers):                             # topological, input = tensor 0
+        assert all(t == 0 or writer[t] < i for t in l.in_tensors)
+    src = [tuple(-1 if t == 0 else writer[t] for t in l.in_tensors) for l in layers]
+    kinds = [l.kind for l in layers]
+    assert kinds.count("matmul") == 2 and kinds.count("add") == 2
+    qk, av = [i for i, k in enumerate(kinds) if k == "matmul"]
+    add1, add2 = [i for i, k in enumerate(kinds) if k == "add"]
+    # Q K^T: both operands are head splits (transposes) of dense layers reading LayerNorm 1
+    for s in src[qk]:
+        assert kinds[s] == "transpose" and kinds[src[s][0]] == "dense"
+        assert src[src[s][0]] == (0,) and kinds[0] == "layernorm"
+    assert src[av][0] == qk + 2 and kinds[qk + 2] == "softmax"   # softmax(scale(Q K^T)) . V
+    assert src[add1] == (-1, add1 - 1) and layers[add1 - 1].op == "MatMul"   # x + O(...)
+    assert src[add2] == (add1, add2 - 1)                         # h + FF2(...)
+    assert layers[add2].out_shape == m.output_shape == (8, 32)
+    # a chain: the MLP
+    mlp = npukit.Model(ONNX / "mlp.onnx")
+    assert [(l.in_tensors, l.out_tensor) for l in mlp.layers] == [((0,), 1), ((1,), 2)]

@@ -204,6 +204,16 @@ npk_status npk_nn_info_get(npk_nn *m, npk_nn_info *info)
         info->output_elems = o->elems;
         copy_dims(in->rank, in->dims, &info->input_rank, info->input_dims);
         copy_dims(o->rank, o->dims, &info->output_rank, info->output_dims);
+        /* the model's own output shape, the batch dropped, when it holds the same elements:
+         * a trailing Reshape or Flatten is a view the plan's tensor skips (lenet_qlinear's
+         * 1x1 convolutions end as [10, 1, 1], its output is [N, 10]); as run-model's --output */
+        const npk_value *ov = g->n_outputs ? &g->values[g->outputs[0]] : NULL;
+        if (ov && ov->rank >= 2 && ov->rank - 1 <= NPK_NN_MAX_RANK && ov->dims[0] == 1 &&
+            ov->elems == o->elems) {
+            info->output_rank = ov->rank - 1;
+            for (int i = 1; i < ov->rank; i++)
+                info->output_dims[i - 1] = ov->dims[i];
+        }
         info->calibrated = p->calibrated;
     }
     return NPK_OK;
@@ -278,6 +288,9 @@ npk_status npk_nn_layer_get(npk_nn *m, size_t i, npk_nn_layer *l)
         l->in_scale = in->scale;
         l->out_scale = out->scale;
     }
+    l->in_tensor = y->in;
+    l->in2_tensor = y->in2;
+    l->out_tensor = y->out;
     return NPK_OK;
 }
 

@@ -60,10 +60,13 @@ static void check_info(npk_nn *m)
     NPK_CHECK_EQ_STR(l.op, "Gemm");
     NPK_CHECK(l.n_in == NIN && l.n_out == 128 && l.in_dims[0] == NIN && l.out_dims[0] == 128);
     NPK_CHECK(l.in_scale == 0.0);
+    /* a chain: the model's input (tensor 0) -> layer 0 -> tensor 1 -> layer 1 -> tensor 2 */
+    NPK_CHECK(l.in_tensor == 0 && l.in2_tensor == -1 && l.out_tensor == 1);
     NPK_CHECK(npk_nn_layer_get(m, 1, &l) == NPK_OK);
     NPK_CHECK_EQ_STR(l.kind, "dense");
     NPK_CHECK_EQ_STR(l.act, "none");
     NPK_CHECK(l.n_in == 128 && l.n_out == NOUT);
+    NPK_CHECK(l.in_tensor == 1 && l.in2_tensor == -1 && l.out_tensor == 2);
     NPK_CHECK(npk_nn_layer_get(m, 2, &l) == NPK_ERR_RANGE);
 }
 
