@@ -1,12 +1,15 @@
 /* `npukit model-info`: read an ONNX model (src/model) and print its graph: inputs, outputs,
- * each node with its op, operand shapes and element types, parameters and MACs, and totals.
+ * each node with its op, operand shapes and element types, parameters and MACs, and totals;
+ * then the plan's layers (src/model/plan.h) and which targets' lowerings take it, or why not.
  * Without ONNX support in the build it says which packages are missing. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #ifdef NPK_HAVE_ONNX
+#include "model/lower.h"
 #include "model/model.h"
+#include "model/plan.h"
 #endif
 
 static void help(void)
@@ -20,6 +23,12 @@ static void help(void)
            "supported operators (docs/models.md); symbolic dimensions are taken as 1.\n"
            "Constant subgraphs (Constant, and Reshape, Flatten, Transpose or Identity of\n"
            "constants) are folded and shown as 'folded'.\n"
+           "\n"
+           "Then the plan: the layers the model is grouped into (run-model, compile and the\n"
+           "lowerings work on layers), each with the tensors it reads and writes (t0 is the\n"
+           "model's input) and their shapes without the batch; and for every target whether\n"
+           "its lowering takes the plan (int8 targets after calibration: run-model and\n"
+           "compile need --calib), or the layer it refuses and why.\n"
            "\n"
            "options:\n"
            "  -h, --help                  this help\n"
@@ -97,6 +106,91 @@ static void print_model(const char *path, const npk_model *m)
     printf("total: %zu nodes (%zu folded), %llu parameters, %llu MACs\n", m->n_nodes, folded,
            (unsigned long long)params, (unsigned long long)macs);
 }
+
+/* "[8,32]" into buf */
+static const char *tensor_shape(const npk_ptensor *t, char *buf, size_t size)
+{
+    size_t k = (size_t)snprintf(buf, size, "[");
+    for (int i = 0; i < t->rank && k < size; i++)
+        k += (size_t)snprintf(buf + k, size - k, "%s%d", i ? "," : "", t->dims[i]);
+    if (k < size)
+        snprintf(buf + k, size - k, "]");
+    return buf;
+}
+
+/* Whether target t with `settings` takes the plan: 0, or -1 with the reason in err. */
+static int lowers(const npk_lower_target *t, const char *settings, const npk_plan *p, char *err,
+                  size_t err_size)
+{
+    void *s = NULL;
+    if (t->open(p, settings, &s, err, err_size) != 0)
+        return -1;
+    t->close(s);
+    return 0;
+}
+
+static void print_plan(const npk_model *m)
+{
+    npk_plan *p;
+    char err[1024], a[64], b[64];
+    if (npk_plan_build(m, &p, err, sizeof err) != 0) {
+        printf("plan: none, so no target can run it: %s\n", err);
+        return;
+    }
+    printf("plan: %zu layers; t0 is the model's input, every other tensor is written by one "
+           "layer\n", p->n_layers);
+    for (size_t i = 0; i < p->n_layers; i++) {
+        const npk_layer *l = &p->layers[i];
+        char io[48];
+        if (l->in2 >= 0)
+            snprintf(io, sizeof io, "t%d, t%d -> t%d", l->in, l->in2, l->out);
+        else
+            snprintf(io, sizeof io, "t%d -> t%d", l->in, l->out);
+        printf("  %3zu %-9s %-5s %-24s %-18s %s -> %s\n", i, npk_layer_kind_name(l->kind),
+               l->act == NPK_ACT_NONE ? "" : npk_act_name(l->act),
+               l->name && l->name[0] ? l->name : "-", io,
+               tensor_shape(&p->tensors[l->in], a, sizeof a),
+               tensor_shape(&p->tensors[l->out], b, sizeof b));
+    }
+    /* each lowering as run-model would open it; an int8 refusal for want of scales is tried
+     * again on a copy of the plan calibrated on one input of zeros (the structure is what
+     * counts here: run-model and compile calibrate on the user's --calib inputs) */
+    npk_plan *cal = NULL;
+    int cal_tried = p->calibrated;
+    printf("targets (run-model -t, compile -t):\n  %-22s yes (the float64 reference run)\n",
+           "host");
+    for (size_t i = 0; i < npk_lower_count(); i++) {
+        const npk_lower_target *t = npk_lower_get(i);
+        const char *variants[2] = {"", t->alt_settings};
+        for (int v = 0; v < 2 && variants[v]; v++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s%s%s", t->name, variants[v][0] ? ":" : "",
+                     variants[v]);
+            if (lowers(t, variants[v], p, err, sizeof err) == 0) {
+                printf("  %-22s yes\n", name);
+                continue;
+            }
+            if (!cal_tried) {
+                cal_tried = 1;
+                float *zero = calloc(p->tensors[0].elems, sizeof *zero);
+                char e2[256];
+                if (zero && npk_plan_build(m, &cal, e2, sizeof e2) == 0 &&
+                    npk_plan_calibrate(cal, zero, 1, e2, sizeof e2) != 0) {
+                    npk_plan_free(cal);
+                    cal = NULL;
+                }
+                free(zero);
+            }
+            char err2[1024];
+            if (cal && lowers(t, variants[v], cal, err2, sizeof err2) == 0)
+                printf("  %-22s yes, int8 with calibration inputs (--calib X.npy)\n", name);
+            else
+                printf("  %-22s no: %s\n", name, cal ? err2 : err);
+        }
+    }
+    npk_plan_free(cal);
+    npk_plan_free(p);
+}
 #endif
 
 int npk_cmd_model_info(int argc, char **argv)
@@ -125,6 +219,7 @@ int npk_cmd_model_info(int argc, char **argv)
         return NPK_EXIT_INPUT;
     }
     print_model(path, m);
+    print_plan(m);
     npk_model_free(m);
     return NPK_EXIT_OK;
 #else

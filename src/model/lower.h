@@ -32,6 +32,9 @@ typedef struct npk_lower_target {
     int (*infer)(void *session, const float *x, float *y, npk_lower_stats *st, char *err,
                  size_t err_size);
     void (*close)(void *session);
+    /* Settings `npukit model-info` tries besides the default when it says which targets can
+     * run a model (rvnpu: "precision=fp32", which takes what its int8 cannot), or NULL. */
+    const char *alt_settings;
 } npk_lower_target;
 
 /* The targets with a lowering, and lookup by name (NULL when there is none). */

@@ -838,5 +838,5 @@ static int infer(void *sv, const float *x, float *y, npk_lower_stats *st, char *
 }
 
 const npk_lower_target npk_lower_pccx = {
-    "pccx", compile, open_session, infer, close_session,
+    "pccx", compile, open_session, infer, close_session, NULL,
 };

@@ -857,4 +857,5 @@ fail:
     return -1;
 }
 
-const npk_lower_target npk_lower_rvnpu = {"rvnpu", rv_compile, rv_open, rv_infer, rv_close};
+const npk_lower_target npk_lower_rvnpu = {"rvnpu", rv_compile, rv_open, rv_infer, rv_close,
+                                          "precision=fp32"};

@@ -411,7 +411,7 @@ static int tt_lower_compile(const npk_plan *p, const char *settings, const char 
 }
 
 const npk_lower_target npk_lower_tinytpu = {
-    "tinytpu", tt_lower_compile, tt_lower_open, tt_lower_infer, tt_lower_close,
+    "tinytpu", tt_lower_compile, tt_lower_open, tt_lower_infer, tt_lower_close, NULL,
 };
 
 /* ---- training steps (train.h) -------------------------------------------------------------- */
