@@ -1,11 +1,38 @@
 /* Fuzz the ONNX reader (src/model, `npukit model-info`): read the bytes as a model; on success
  * check the IR's invariants (shapes within bounds and consistent with their element counts,
  * indices in range, nodes in topological order, constants as large as their shapes say) and
- * build its plan of layers (`npukit run-model`), running and calibrating it when cheap; on
- * failure check the message. */
+ * build its plan of layers (`npukit run-model`), running and calibrating it when cheap, and
+ * open every target's lowering on it as `npukit model-info` does (one inference when cheaper
+ * still); on failure check the message. */
 #include "fuzz.h"
+#include "model/lower.h"
 #include "model/model.h"
 #include "model/plan.h"
+
+/* Every lowering, with its default and its alternative settings, opened on the plan (refused
+ * with a message, or a session); when `infer`, one inference of x. */
+static void check_lowerings(const npk_plan *p, const float *x, int infer)
+{
+    char err[1024];
+    size_t nout = p->tensors[p->n_tensors - 1].elems;
+    float *y = calloc(nout ? nout : 1, sizeof *y);
+    for (size_t i = 0; y && i < npk_lower_count(); i++) {
+        const npk_lower_target *t = npk_lower_get(i);
+        const char *settings[2] = {"", t->alt_settings};
+        for (int k = 0; k < 2 && settings[k]; k++) {
+            void *s = NULL;
+            if (t->open(p, settings[k], &s, err, sizeof err) != 0) {
+                fuzz_check_str(err, sizeof err, "lowering open message");
+                continue;
+            }
+            npk_lower_stats st;
+            if (infer && t->infer(s, x, y, &st, err, sizeof err) != 0)
+                fuzz_check_str(err, sizeof err, "lowering infer message");
+            t->close(s);
+        }
+    }
+    free(y);
+}
 
 static void check_model(const npk_model *m)
 {
@@ -82,6 +109,7 @@ static void check_plan(const npk_model *m)
                 fuzz_fail("npk_plan_run_f64 failed on a built plan", NULL);
             if (npk_plan_calibrate(p, xf, 1, err, sizeof err) != 0)
                 fuzz_check_str(err, sizeof err, "npk_plan_calibrate message");
+            check_lowerings(p, xf, cost <= 20000);
         }
         free(x);
         free(y);
