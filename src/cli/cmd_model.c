@@ -14,7 +14,7 @@
 
 static void help(void)
 {
-    printf("usage: npukit model-info MODEL.onnx\n"
+    printf("usage: npukit model-info [--no-targets] MODEL.onnx\n"
            "\n"
            "Read an ONNX model and print its graph in topological order: the inputs and\n"
            "outputs with element types and shapes, then each node with its operator, its\n"
@@ -28,9 +28,12 @@ static void help(void)
            "lowerings work on layers), each with the tensors it reads and writes (t0 is the\n"
            "model's input) and their shapes without the batch; and for every target whether\n"
            "its lowering takes the plan (int8 targets after calibration: run-model and\n"
-           "compile need --calib), or the layer it refuses and why.\n"
+           "compile need --calib), or the layer it refuses and why. The targets decide by\n"
+           "compiling the model: for a large model that takes seconds and several times the\n"
+           "model's size in memory.\n"
            "\n"
            "options:\n"
+           "      --no-targets            print the graph and the plan only\n"
            "  -h, --help                  this help\n"
            "\n"
            "exit status: 0 success, 1 the model cannot be read (malformed, unsupported\n"
@@ -38,10 +41,11 @@ static void help(void)
            "built in, 2 usage error\n");
 }
 
-enum { O_HELP = 1 };
+enum { O_HELP = 1, O_NO_TARGETS };
 
 static const npk_opt_def defs[] = {
     {O_HELP, 'h', "help", OPT_FLAG},
+    {O_NO_TARGETS, 0, "no-targets", OPT_FLAG},
     {0, 0, NULL, OPT_FLAG},
 };
 
@@ -129,7 +133,7 @@ static int lowers(const npk_lower_target *t, const char *settings, const npk_pla
     return 0;
 }
 
-static void print_plan(const npk_model *m)
+static void print_plan(const npk_model *m, int targets)
 {
     npk_plan *p;
     char err[1024], a[64], b[64];
@@ -151,6 +155,10 @@ static void print_plan(const npk_model *m)
                l->name && l->name[0] ? l->name : "-", io,
                tensor_shape(&p->tensors[l->in], a, sizeof a),
                tensor_shape(&p->tensors[l->out], b, sizeof b));
+    }
+    if (!targets) {
+        npk_plan_free(p);
+        return;
     }
     /* each lowering as run-model would open it; an int8 refusal for want of scales is tried
      * again on a copy of the plan calibrated on one input of zeros (the structure is what
@@ -196,7 +204,7 @@ static void print_plan(const npk_model *m)
 int npk_cmd_model_info(int argc, char **argv)
 {
     const char *prog = "npukit model-info", *path = NULL, *v;
-    int id;
+    int id, targets = 1;
     npk_opt_state os = {argc, argv, 1, prog, 0};
     while ((id = npk_opt_next(&os, defs, &v)) != -1) {
         switch (id) {
@@ -207,6 +215,7 @@ int npk_cmd_model_info(int argc, char **argv)
             path = v;
             break;
         case O_HELP: help(); return NPK_EXIT_OK;
+        case O_NO_TARGETS: targets = 0; break;
         }
     }
     if (!path)
@@ -219,7 +228,7 @@ int npk_cmd_model_info(int argc, char **argv)
         return NPK_EXIT_INPUT;
     }
     print_model(path, m);
-    print_plan(m);
+    print_plan(m, targets);
     npk_model_free(m);
     return NPK_EXIT_OK;
 #else

@@ -34,6 +34,11 @@ line "$tb" '^ +13 add +/Add +t0, t13 -> t14 +\[8,32\] -> \[8,32\]$' "transformer
 line "$tb" '^ +15 dense +gelu +/ff1/MatMul +t15 -> t16 +\[8,32\] -> \[8,64\]$' "transformer layer 15"
 line "$tb" '^ +17 add +/Add_2 +t14, t17 -> t18 ' "transformer layer 17"
 
+# --no-targets: the plan, no verdicts
+nt=$("$NPK" model-info --no-targets "$M/mlp.onnx" 2>&1)
+line "$nt" '^ +1 dense +/2/Gemm +t1 -> t2 ' "--no-targets"
+grep -q '^targets' <<<"$nt" && bad "--no-targets printed the targets" || ok
+
 # the verdicts: the ones the lowerings are documented to give (docs/models.md) ...
 has "$mlp" "  opennpu                yes, int8 with calibration inputs (--calib X.npy)" mlp
 has "$mlp" "  tinytpu                yes" mlp
