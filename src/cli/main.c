@@ -17,7 +17,7 @@ static const struct {
     {"compile", npk_cmd_compile, "compile a tinytpu MLP training step, or an ONNX model for a target"},
     {"gdb", npk_cmd_gdb, "serve rvnpu firmware to GDB (remote serial protocol over TCP)"},
     {"sweep", npk_cmd_sweep, "run a design-space sweep (points in parallel, or on Dask)"},
-    {"model-info", npk_cmd_model_info, "read an ONNX model: its graph, shapes, parameters, MACs"},
+    {"model-info", npk_cmd_model_info, "read an ONNX model: graph, shapes, MACs, layers, targets"},
     {"run-model", npk_cmd_run_model, "run an ONNX model on a target (or the float64 host run)"},
     {"train-model", npk_cmd_train_model, "train an ONNX MLP on tinytpu (Q8.8 SGD steps, checked)"},
 };
