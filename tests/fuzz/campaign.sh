@@ -100,7 +100,12 @@ status)
 run)
     [ -f "$DIR/commit" ] || { echo "campaign: $DIR is not a campaign (freeze first)" >&2; exit 2; }
     DIR=$(cd "$DIR" && pwd)
-    : >"$DIR/claims"
+    # claims are "harness runner-pid": several runners may share a campaign (each with its own
+    # CAMPAIGN_HARNESS); a new one drops only the claims of runners that are gone
+    live() { [ -r "/proc/$1/cmdline" ] && tr '\0' ' ' <"/proc/$1/cmdline" | grep -q campaign; }
+    (flock 9 && touch "$DIR/claims" && while read -r h pid; do
+        if [ -n "$pid" ] && live "$pid"; then echo "$h $pid"; fi
+    done <"$DIR/claims" >"$DIR/claims.new" && mv "$DIR/claims.new" "$DIR/claims") 9>"$DIR/lock"
     # the next harness, claimed: fewest executions done + under way, below the target, no
     # report yet, and no chunk of it under way (two runs of one harness share its scratch log,
     # and the later one would count both). Called with the lock held.
@@ -113,15 +118,16 @@ run)
             [ "$n" -ge "$TARGET" ] && continue
             if [ -z "$best" ] || [ "$n" -lt "$bestn" ]; then best=$h bestn=$n; fi
         done
-        [ -n "$best" ] && echo "$best " >>"$DIR/claims"
+        [ -n "$best" ] && echo "$best $$" >>"$DIR/claims"
         echo "$best"
     }
-    # record a finished chunk and drop its claim. Called with the lock held.
+    # record a finished chunk and drop its claim (one of this runner's claims of the harness).
+    # Called with the lock held.
     record() { # harness execs rate new ok
         n=$(awk -v h="$1" '$1 == h' "$LEDGER" | wc -l)
         printf '%s\t%d\t%s\t%s\t%s\t%s\t%s\n' "$1" $((n + 1)) "$2" "$3" "$4" "$5" \
             "$(date -u +%FT%TZ)" >>"$LEDGER"
-        { grep -v "^$1 " "$DIR/claims"; grep "^$1 " "$DIR/claims" | tail -n +2; } \
+        { grep -v "^$1 $$\$" "$DIR/claims"; grep "^$1 $$\$" "$DIR/claims" | tail -n +2; } \
             >"$DIR/claims.new"
         mv "$DIR/claims.new" "$DIR/claims"
     }
