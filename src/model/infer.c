@@ -471,35 +471,67 @@ static int constant_value(ctx *c, const Onnx__NodeProto *np)
     return FAIL(c, "has no value attribute npukit reads (value, value_float(s), value_int(s))");
 }
 
+/* The data of output 0 (its shape set), elements of `es` bytes; NULL (with the message) when
+ * out of memory. */
+static void *out_data(ctx *c, size_t es)
+{
+    npk_value *o = out(c, 0);
+    o->data = malloc(o->elems ? (size_t)o->elems * es : 1);
+    if (!o->data)
+        FAIL(c, "out of memory");
+    return o->data;
+}
+
+/* Row-major strides of x's dimensions, in elements. */
+static void strides(const npk_value *x, int64_t *stride)
+{
+    int64_t s = 1;
+    for (int i = x->rank - 1; i >= 0; i--) {
+        stride[i] = s;
+        s *= x->dims[i];   /* no wrap: the product is x->elems */
+    }
+}
+
+/* Output 0 as a constant gathered from input 0's data: output element (i0, i1, ...) is input
+ * element base + sum(i_k * step[k]) (steps in elements, negative for a reversed slice). */
+static int fold_strided(ctx *c, int64_t base, const int64_t *step)
+{
+    const npk_value *x = in(c, 0);
+    npk_value *o = out(c, 0);
+    size_t es = npk_dtype_size(x->dtype);
+    if (!out_data(c, es))
+        return -1;
+    uint64_t idx[NPK_MODEL_MAX_RANK] = {0};
+    for (uint64_t e = 0; e < o->elems; e++) {
+        int64_t src = base;
+        for (int i = 0; i < o->rank; i++)
+            src += (int64_t)idx[i] * step[i];
+        memcpy((uint8_t *)o->data + e * es, (const uint8_t *)x->data + (uint64_t)src * es, es);
+        for (int i = o->rank - 1; i >= 0 && ++idx[i] == (uint64_t)o->dims[i]; i--)
+            idx[i] = 0;
+    }
+    c->n->folded = true;
+    return 0;
+}
+
 /* The output as a constant: a copy of input 0's data, permuted when perm is given. */
 static int fold(ctx *c, const int *perm)
 {
     const npk_value *x = in(c, 0);
     npk_value *o = out(c, 0);
-    size_t es = npk_dtype_size(x->dtype);
-    o->data = malloc(x->elems ? (size_t)x->elems * es : 1);
-    if (!o->data)
-        return FAIL(c, "out of memory");
     if (!perm) {
+        size_t es = npk_dtype_size(x->dtype);
+        if (!out_data(c, es))
+            return -1;
         memcpy(o->data, x->data, (size_t)x->elems * es);
-    } else {
-        uint64_t stride[NPK_MODEL_MAX_RANK], idx[NPK_MODEL_MAX_RANK] = {0};
-        uint64_t s = 1;
-        for (int i = x->rank - 1; i >= 0; i--) {
-            stride[i] = s;
-            s *= (uint64_t)x->dims[i];   /* no wrap: the product is x->elems */
-        }
-        for (uint64_t e = 0; e < o->elems; e++) {
-            uint64_t src = 0;
-            for (int i = 0; i < o->rank; i++)
-                src += idx[i] * stride[perm[i]];
-            memcpy((uint8_t *)o->data + e * es, (const uint8_t *)x->data + src * es, es);
-            for (int i = o->rank - 1; i >= 0 && ++idx[i] == (uint64_t)o->dims[i]; i--)
-                idx[i] = 0;
-        }
+        c->n->folded = true;
+        return 0;
     }
-    c->n->folded = true;
-    return 0;
+    int64_t stride[NPK_MODEL_MAX_RANK], step[NPK_MODEL_MAX_RANK];
+    strides(x, stride);
+    for (int i = 0; i < o->rank; i++)
+        step[i] = stride[perm[i]];
+    return fold_strided(c, 0, step);
 }
 
 
@@ -540,10 +572,8 @@ static int fold_quant(ctx *c, bool q)
     for (uint64_t e = 0; q && e < x->elems; e++)
         if (!isfinite(((const float *)x->data)[e]))
             return 0;
-    size_t es = npk_dtype_size(o->dtype);
-    o->data = malloc(x->elems ? (size_t)x->elems * es : 1);
-    if (!o->data)
-        return FAIL(c, "out of memory");
+    if (!out_data(c, npk_dtype_size(o->dtype)))   /* o->elems == x->elems */
+        return -1;
     double lo = o->dtype == NPK_DT_INT8 ? -128 : o->dtype == NPK_DT_UINT8 ? 0 : -2147483648.0;
     double hi = o->dtype == NPK_DT_INT8 ? 127 : o->dtype == NPK_DT_UINT8 ? 255 : 2147483647.0;
     for (uint64_t e = 0; e < x->elems; e++) {
@@ -588,12 +618,7 @@ static uint8_t *fold_alloc(ctx *c, const npk_value *x, int axis, uint64_t *outer
         *outer *= (uint64_t)x->dims[i];   /* no wrap: products of x's dimensions */
     for (int i = axis + 1; i < x->rank; i++)
         *inner *= (uint64_t)x->dims[i];
-    npk_value *o = out(c, 0);
-    size_t es = npk_dtype_size(x->dtype);
-    o->data = malloc(o->elems ? (size_t)o->elems * es : 1);
-    if (!o->data)
-        FAIL(c, "out of memory");
-    return o->data;
+    return out_data(c, npk_dtype_size(x->dtype));
 }
 
 /* Shape (start, end): the input's dimensions as a constant 1-D int64 tensor (static shapes:
@@ -609,12 +634,10 @@ static int infer_shape_op(ctx *c)
     int64_t n = e > s ? e - s : 0;
     if (set_out(c, 0, NPK_DT_INT64, 1, &n) != 0)
         return -1;
-    npk_value *o = out(c, 0);
-    o->data = malloc(n ? (size_t)n * 8 : 1);
-    if (!o->data)
-        return FAIL(c, "out of memory");
+    if (!out_data(c, 8))
+        return -1;
     if (n)
-        memcpy(o->data, x->dims + s, (size_t)n * 8);
+        memcpy(out(c, 0)->data, x->dims + s, (size_t)n * 8);
     c->n->folded = true;
     return 0;
 }
@@ -835,9 +858,8 @@ static int infer_constant_of_shape(ctx *c, const Onnx__NodeProto *np)
         return FAIL(c, "the output has %llu elements (at most %llu are folded)",
                     (unsigned long long)o->elems, (unsigned long long)FOLD_MAX_ELEMS);
     size_t es = npk_dtype_size(t);
-    o->data = malloc(o->elems ? (size_t)o->elems * es : 1);
-    if (!o->data)
-        return FAIL(c, "out of memory");
+    if (!out_data(c, es))
+        return -1;
     for (uint64_t e = 0; e < o->elems; e++)
         memcpy((uint8_t *)o->data + e * es, fill, es);
     c->n->folded = true;
@@ -914,28 +936,15 @@ static int infer_slice(ctx *c)
     }
     if (set_out(c, 0, x->dtype, x->rank, dims) != 0)
         return -1;
-    npk_value *o = out(c, 0);
-    if (!x->data || o->elems > FOLD_MAX_ELEMS)
+    if (!x->data || out(c, 0)->elems > FOLD_MAX_ELEMS)
         return 0;
-    size_t es = npk_dtype_size(x->dtype);
-    o->data = malloc(o->elems ? (size_t)o->elems * es : 1);
-    if (!o->data)
-        return FAIL(c, "out of memory");
-    uint64_t stride[NPK_MODEL_MAX_RANK], idx[NPK_MODEL_MAX_RANK] = {0}, s = 1;
-    for (int i = x->rank - 1; i >= 0; i--) {
-        stride[i] = s;
-        s *= (uint64_t)x->dims[i];
+    int64_t stride[NPK_MODEL_MAX_RANK], base = 0;
+    strides(x, stride);
+    for (int i = 0; i < x->rank; i++) {
+        base += lo[i] * stride[i];
+        step[i] *= stride[i];
     }
-    for (uint64_t e = 0; e < o->elems; e++) {
-        uint64_t src = 0;
-        for (int i = 0; i < x->rank; i++)
-            src += (uint64_t)(lo[i] + (int64_t)idx[i] * step[i]) * stride[i];
-        memcpy((uint8_t *)o->data + e * es, (const uint8_t *)x->data + src * es, es);
-        for (int i = o->rank - 1; i >= 0 && ++idx[i] == (uint64_t)o->dims[i]; i--)
-            idx[i] = 0;
-    }
-    c->n->folded = true;
-    return 0;
+    return fold_strided(c, base, step);
 }
 
 static bool cast_type(npk_dtype t)
@@ -964,9 +973,8 @@ static int infer_cast(ctx *c)
     if (!x->data || o->elems > FOLD_MAX_ELEMS)
         return 0;
     size_t es = npk_dtype_size(t), xs = npk_dtype_size(x->dtype);
-    o->data = malloc(o->elems ? (size_t)o->elems * es : 1);
-    if (!o->data)
-        return FAIL(c, "out of memory");
+    if (!out_data(c, es))
+        return -1;
     bool fl = is_float(x->dtype);
     for (uint64_t e = 0; e < x->elems; e++) {
         const uint8_t *p = (const uint8_t *)x->data + e * xs;
