@@ -110,13 +110,21 @@ static inline Onnx__ValueInfoProto *vinfo(const char *name, int dtype, int rank,
     return v;
 }
 
-static inline Onnx__AttributeProto *attr_i(const char *name, int64_t v)
+/* An attribute named `name` of type `type`, its value still to set. */
+static inline Onnx__AttributeProto *attr_new(const char *name,
+                                             Onnx__AttributeProto__AttributeType type)
 {
     Onnx__AttributeProto *a = alloc(sizeof *a);
     onnx__attribute_proto__init(a);
     a->name = str(name);
     a->has_type = 1;
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+    a->type = type;
+    return a;
+}
+
+static inline Onnx__AttributeProto *attr_i(const char *name, int64_t v)
+{
+    Onnx__AttributeProto *a = attr_new(name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
     a->has_i = 1;
     a->i = v;
     return a;
@@ -124,11 +132,7 @@ static inline Onnx__AttributeProto *attr_i(const char *name, int64_t v)
 
 static inline Onnx__AttributeProto *attr_f(const char *name, float v)
 {
-    Onnx__AttributeProto *a = alloc(sizeof *a);
-    onnx__attribute_proto__init(a);
-    a->name = str(name);
-    a->has_type = 1;
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+    Onnx__AttributeProto *a = attr_new(name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT);
     a->has_f = 1;
     a->f = v;
     return a;
@@ -136,11 +140,7 @@ static inline Onnx__AttributeProto *attr_f(const char *name, float v)
 
 static inline Onnx__AttributeProto *attr_is(const char *name, size_t n, const int64_t *v)
 {
-    Onnx__AttributeProto *a = alloc(sizeof *a);
-    onnx__attribute_proto__init(a);
-    a->name = str(name);
-    a->has_type = 1;
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+    Onnx__AttributeProto *a = attr_new(name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
     a->n_ints = n;
     a->ints = alloc(n * sizeof *a->ints);
     memcpy(a->ints, v, n * sizeof *v);
@@ -149,11 +149,7 @@ static inline Onnx__AttributeProto *attr_is(const char *name, size_t n, const in
 
 static inline Onnx__AttributeProto *attr_s(const char *name, const char *v)
 {
-    Onnx__AttributeProto *a = alloc(sizeof *a);
-    onnx__attribute_proto__init(a);
-    a->name = str(name);
-    a->has_type = 1;
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+    Onnx__AttributeProto *a = attr_new(name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
     a->has_s = 1;
     a->s.len = strlen(v);
     a->s.data = (uint8_t *)str(v);
@@ -162,11 +158,7 @@ static inline Onnx__AttributeProto *attr_s(const char *name, const char *v)
 
 static inline Onnx__AttributeProto *attr_t(const char *name, Onnx__TensorProto *t)
 {
-    Onnx__AttributeProto *a = alloc(sizeof *a);
-    onnx__attribute_proto__init(a);
-    a->name = str(name);
-    a->has_type = 1;
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
+    Onnx__AttributeProto *a = attr_new(name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
     a->t = t;
     return a;
 }

@@ -11,36 +11,21 @@ python3-onnx):
     /usr/bin/python3 tests/model/data/pad_pool.py
 Deterministic: seed 0, one CPU thread, opset 17, a symbolic batch dimension.
 """
-import os
-
-import numpy as np
 import torch
+
+from export import export
 
 
 def main():
     torch.manual_seed(0)
     torch.set_num_threads(1)
-    here = os.path.dirname(os.path.abspath(__file__))
     net = torch.nn.Sequential(
         torch.nn.ZeroPad2d(1), torch.nn.Conv2d(1, 2, 3), torch.nn.ReLU(),
         torch.nn.AvgPool2d(3, stride=1, padding=1), torch.nn.Flatten(),
         torch.nn.Linear(2 * 6 * 6, 3)).eval()
     x = torch.randn(8, 1, 6, 6)
-    with torch.no_grad():
-        y = net(x).numpy()
-    path = os.path.join(here, "pad_pool.onnx")
-    torch.onnx.export(net, x[:1], path, input_names=["x"], output_names=["y"],
-                      dynamic_axes={"x": {0: "N"}, "y": {0: "N"}}, opset_version=17)
-    np.save(os.path.join(here, "pad_pool_x.npy"), x.numpy())
-    np.save(os.path.join(here, "pad_pool_torch.npy"), y)
-    import onnx
-    ops = [n.op_type for n in onnx.load(path).graph.node]
-    for op in ("ConstantOfShape", "Slice", "Cast", "Pad", "AveragePool"):
-        if op not in ops:
-            raise SystemExit("pad_pool.py: the export has no %s (%s)" % (op, ops))
-    if ops.count("Pad") != 2:
-        raise SystemExit("pad_pool.py: the export has not two Pads (%s)" % ops)
-    print("wrote %s: %s" % (path, " ".join(ops)))
+    export(net, x, "pad_pool", ("ConstantOfShape", "Slice", "Cast", "Pad", "AveragePool"),
+           {"Pad": 2})
 
 
 if __name__ == "__main__":

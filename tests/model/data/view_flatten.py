@@ -8,10 +8,9 @@ view_flatten_torch.npy, beside this script; the ctest model_torch_view runs the 
     python3 tests/model/data/view_flatten.py
 Deterministic: seed 0, one CPU thread, opset 17, a symbolic batch dimension.
 """
-import os
-
-import numpy as np
 import torch
+
+from export import export
 
 
 class Net(torch.nn.Module):
@@ -29,22 +28,9 @@ class Net(torch.nn.Module):
 def main():
     torch.manual_seed(0)
     torch.set_num_threads(1)
-    here = os.path.dirname(os.path.abspath(__file__))
     net = Net().eval()
     x = torch.randn(2, 1, 6, 6)
-    with torch.no_grad():
-        y = net(x).numpy()
-    path = os.path.join(here, "view_flatten.onnx")
-    torch.onnx.export(net, x[:1], path, input_names=["x"], output_names=["y"],
-                      dynamic_axes={"x": {0: "N"}, "y": {0: "N"}}, opset_version=17)
-    np.save(os.path.join(here, "view_flatten_x.npy"), x.numpy())
-    np.save(os.path.join(here, "view_flatten_torch.npy"), y)
-    import onnx
-    ops = [n.op_type for n in onnx.load(path).graph.node]
-    for op in ("Shape", "Gather", "Unsqueeze", "Concat", "Reshape"):
-        if op not in ops:
-            raise SystemExit("view_flatten.py: the export has no %s (%s)" % (op, ops))
-    print("wrote %s: %s" % (path, " ".join(ops)))
+    export(net, x, "view_flatten", ("Shape", "Gather", "Unsqueeze", "Concat", "Reshape"))
 
 
 if __name__ == "__main__":
