@@ -538,15 +538,6 @@ static int fold(ctx *c, const int *perm)
 /* Transposes are folded up to this many elements (a weight matrix; not a data set). */
 #define FOLD_MAX_ELEMS (UINT64_C(1) << 26)
 
-static double q_int_at(const npk_value *v, uint64_t i)
-{
-    switch (v->dtype) {
-    case NPK_DT_INT8: return ((const int8_t *)v->data)[i];
-    case NPK_DT_UINT8: return ((const uint8_t *)v->data)[i];
-    default: return ((const int32_t *)v->data)[i];
-    }
-}
-
 /* QuantizeLinear or DequantizeLinear of constants, folded as the NumPy reference computes
  * them (docs/models.md, "int8 models"): q = saturate(rne(x / scale) + zp) with the division in
  * float64; (q - zp) * scale in float64, stored as float32. Per tensor or along `axis`. Not
@@ -578,9 +569,9 @@ static int fold_quant(ctx *c, bool q)
     double hi = o->dtype == NPK_DT_INT8 ? 127 : o->dtype == NPK_DT_UINT8 ? 255 : 2147483647.0;
     for (uint64_t e = 0; e < x->elems; e++) {
         uint64_t k = sc->elems == 1 ? 0 : e / inner % n_axis;
-        double z = zp ? q_int_at(zp, k) : 0.0;
+        double z = zp ? (double)npk_value_int(zp, k) : 0.0;
         if (!q) {
-            ((float *)o->data)[e] = (float)((q_int_at(x, e) - z) * (double)s[k]);
+            ((float *)o->data)[e] = (float)(((double)npk_value_int(x, e) - z) * (double)s[k]);
             continue;
         }
         double v = npk_onnx_quantize((double)((const float *)x->data)[e] / (double)s[k], z, lo, hi);
@@ -593,19 +584,6 @@ static int fold_quant(ctx *c, bool q)
     }
     c->n->folded = true;
     return 0;
-}
-
-/* A constant 1-D (or scalar) int64 or int32 tensor's element i. */
-static int64_t int_at(const npk_value *v, uint64_t i)
-{
-    if (v->dtype == NPK_DT_INT32) {
-        int32_t x;
-        memcpy(&x, (const uint8_t *)v->data + 4 * i, 4);
-        return x;
-    }
-    int64_t x;
-    memcpy(&x, (const uint8_t *)v->data + 8 * i, 8);
-    return x;
 }
 
 /* The output of a Gather or Concat along `axis` of x allocated, and x's element counts before
@@ -670,7 +648,7 @@ static int infer_gather(ctx *c)
         return 0;
     int64_t d = x->dims[axis];
     for (uint64_t k = 0; k < ix->elems; k++) {
-        int64_t v = int_at(ix, k);
+        int64_t v = npk_value_int(ix, k);
         if (v < -d || v >= d)
             return FAIL(c, "index %lld (element %llu of '%s') is out of range for dimension %lld",
                         (long long)v, (unsigned long long)k, ix->name, (long long)d);
@@ -685,7 +663,7 @@ static int infer_gather(ctx *c)
         return -1;
     for (uint64_t a = 0; a < outer; a++)
         for (uint64_t k = 0; k < ix->elems; k++) {
-            int64_t v = int_at(ix, k);
+            int64_t v = npk_value_int(ix, k);
             uint64_t row = (uint64_t)(v < 0 ? v + d : v);
             memcpy(dst, (const uint8_t *)x->data + ((a * (uint64_t)d + row) * inner) * es,
                    (size_t)(inner * es));
@@ -710,7 +688,7 @@ static int infer_squeeze(ctx *c, bool un)
                         NPK_MODEL_MAX_RANK);
         na = (size_t)ax->elems;
         for (size_t i = 0; i < na; i++)
-            axes[i] = int_at(ax, i);
+            axes[i] = npk_value_int(ax, i);
     } else {
         const int64_t *a;
         if (attr_ints(c, "axes", -1, &a, &na) != 0)
@@ -813,7 +791,7 @@ static int const_ints(ctx *c, const npk_value *x, const char *what, size_t max, 
                     (unsigned long long)x->elems, max);
     *n = (size_t)x->elems;
     for (size_t i = 0; i < *n; i++)
-        v[i] = int_at(x, i);
+        v[i] = npk_value_int(x, i);
     return 0;
 }
 
@@ -1064,7 +1042,7 @@ static int infer_pad(ctx *c)
             } else if (v->dtype == NPK_DT_DOUBLE) {
                 memcpy(&f, v->data, 8);
             } else if (v->dtype == NPK_DT_INT64 || v->dtype == NPK_DT_INT32) {
-                f = (double)int_at(v, 0);
+                f = (double)npk_value_int(v, 0);
             } else {
                 f = npk_dtype_size(v->dtype) == 1 ? ((const uint8_t *)v->data)[0] : 1;
             }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Element types, numbered as ONNX's TensorProto.DataType numbers them. */
 typedef enum {
@@ -97,6 +98,20 @@ static inline double npk_onnx_quantize(double r, double zp, double lo, double hi
 {
     double q = nearbyint(r) + zp;
     return q < lo ? lo : q > hi ? hi : q;
+}
+
+/* Element i of a constant integer value (int8, uint8, int32, int64 or bool data; 0 for other
+ * element types): shapes, axes, pads, indices, zero points, int32 biases. */
+static inline int64_t npk_value_int(const npk_value *v, uint64_t i)
+{
+    const uint8_t *p = v->data;
+    switch (v->dtype) {
+    case NPK_DT_INT8: return (int8_t)p[i];
+    case NPK_DT_UINT8: case NPK_DT_BOOL: return p[i];
+    case NPK_DT_INT32: { int32_t x; memcpy(&x, p + 4 * i, 4); return x; }
+    case NPK_DT_INT64: { int64_t x; memcpy(&x, p + 8 * i, 8); return x; }
+    default: return 0;
+    }
 }
 
 const char *npk_op_name(npk_op op);

@@ -819,17 +819,8 @@ static int build_pad(builder *b, int ni, int x, int *xpad)
     int64_t pads[8];
     const npk_attr *pa = npk_node_attr(n, "pads");
     const npk_value *pv = n->n_in > 1 && n->in[1] >= 0 ? &m->values[n->in[1]] : NULL;
-    for (int i = 0; i < 8; i++) {
-        if (!pv) {
-            pads[i] = pa->ints[i];
-        } else if (pv->dtype == NPK_DT_INT32) {
-            int32_t v;
-            memcpy(&v, (const uint8_t *)pv->data + 4 * i, 4);
-            pads[i] = v;
-        } else {
-            memcpy(&pads[i], (const uint8_t *)pv->data + 8 * i, 8);
-        }
-    }
+    for (int i = 0; i < 8; i++)
+        pads[i] = pv ? npk_value_int(pv, (uint64_t)i) : pa->ints[i];
     if (pads[0] || pads[1] || pads[4] || pads[5])
         return bfail(b, ni, "pads the batch or channel axis (pads %lld,%lld,%lld,%lld of N and "
                      "C): the plan merges padding of H and W only", (long long)pads[0],

@@ -24,16 +24,6 @@ static const npk_value *val(struct builder *b, int ni, int k)
     return k < n->n_in && n->in[k] >= 0 ? &npk_pb_model(b)->values[n->in[k]] : NULL;
 }
 
-static int int_at(const npk_value *v, uint64_t i)
-{
-    switch (v->dtype) {
-    case NPK_DT_INT8: return ((const int8_t *)v->data)[i];
-    case NPK_DT_UINT8: return ((const uint8_t *)v->data)[i];
-    case NPK_DT_INT32: return ((const int32_t *)v->data)[i];
-    default: return 0;
-    }
-}
-
 /* The per-tensor scale (input k) and zero point (input k + 1, or uint8 0) of node ni. */
 static int tensor_qparams(struct builder *b, int ni, int k, npk_dtype type, qparams *q)
 {
@@ -53,7 +43,7 @@ static int tensor_qparams(struct builder *b, int ni, int k, npk_dtype type, qpar
     if (type != NPK_DT_INT8 && type != NPK_DT_UINT8)
         return npk_pb_fail(b, ni, "quantises to %s: the plan takes int8 and uint8 tensors",
                            npk_dtype_name(type));
-    q->zp = z ? int_at(z, 0) : 0;
+    q->zp = z ? (int)npk_value_int(z, 0) : 0;
     q->qmin = type == NPK_DT_INT8 ? -128 : 0;
     q->qmax = type == NPK_DT_INT8 ? 127 : 255;
     return 0;
@@ -195,10 +185,10 @@ static int take_weights(struct builder *b, int ni, npk_layer *l, const npk_value
                            "plan takes one scale or one per output channel (axis %d)", w->name,
                            axis, (unsigned long long)s->elems, oaxis);
     for (uint64_t k = 0; zp && k < zp->elems; k++)
-        if (int_at(zp, k) != 0)
+        if (npk_value_int(zp, k) != 0)
             return npk_pb_fail(b, ni, "weight '%s' has zero point %d at %llu: the plan takes "
                                "symmetric int8 weights (zero point 0)", w->name,
-                               int_at(zp, k), (unsigned long long)k);
+                               (int)npk_value_int(zp, k), (unsigned long long)k);
     npk_qlayer *q = l->q ? l->q : new_qlayer(b, ni, l, per);
     if (!q)
         return -1;
@@ -296,7 +286,7 @@ static int qlinear(struct builder *b, int ni, int xv)
         double acc_scale = qx.scale * l->wscale[o];
         for (size_t i = 0; i < per; i++)
             fw[(size_t)o * per + i] = (float)(l->wq[(size_t)o * per + i] * l->wscale[o]);
-        l->bq[o] = bias ? int_at(bias, (uint64_t)o) : 0;
+        l->bq[o] = bias ? (int)npk_value_int(bias, (uint64_t)o) : 0;
         q->bias[o] = l->bq[o] * acc_scale;
         if (fb)
             fb[o] = (float)q->bias[o];
@@ -384,8 +374,8 @@ static int qdq_layer(struct builder *b, npk_layer *l)
     for (int o = 0; o < l->n_out; o++) {
         double acc_scale = tin->qscale * l->wscale[o];
         if (exact)
-            l->q->bias[o] = ((double)int_at(bc, (uint64_t)o) -
-                             (bz ? int_at(bz, bz->elems == 1 ? 0 : (uint64_t)o) : 0)) *
+            l->q->bias[o] = ((double)npk_value_int(bc, (uint64_t)o) -
+                             (bz ? npk_value_int(bz, bz->elems == 1 ? 0 : (uint64_t)o) : 0)) *
                             (double)((const float *)bs->data)[o];
         else
             l->q->bias[o] = l->b ? l->b[o] : 0.0;
