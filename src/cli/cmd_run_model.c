@@ -291,12 +291,10 @@ static int run_all(const char *model_path, const char *tname, const npk_lower_ta
                100.0 * (double)correct / (double)count, correct, count,
                100.0 * (double)correct_ref / (double)count);
     if (out_path) {
-        /* the model's output shape (a trailing Reshape is a view the plan's tensor skips) */
-        const npk_value *o = &p->model->values[p->model->outputs[0]];
+        /* [count, the model's own output shape] (plan.h) */
         int64_t dims[NPK_MODEL_MAX_RANK] = {(int64_t)count};
-        for (int i = 1; i < o->rank; i++)
-            dims[i] = o->dims[i];
-        if (npk_npy_write_f32(out_path, ys, o->rank, dims, err, sizeof err) != 0) {
+        int rank = npk_plan_output_dims(p, dims + 1) + 1;
+        if (npk_npy_write_f32(out_path, ys, rank, dims, err, sizeof err) != 0) {
             fprintf(stderr, "npukit: %s\n", err);
             rc = NPK_EXIT_INPUT;
         }

@@ -203,17 +203,10 @@ npk_status npk_nn_info_get(npk_nn *m, npk_nn_info *info)
         info->input_elems = in->elems;
         info->output_elems = o->elems;
         copy_dims(in->rank, in->dims, &info->input_rank, info->input_dims);
-        copy_dims(o->rank, o->dims, &info->output_rank, info->output_dims);
-        /* the model's own output shape, the batch dropped, when it holds the same elements:
-         * a trailing Reshape or Flatten is a view the plan's tensor skips (lenet_qlinear's
-         * 1x1 convolutions end as [10, 1, 1], its output is [N, 10]); as run-model's --output */
-        const npk_value *ov = g->n_outputs ? &g->values[g->outputs[0]] : NULL;
-        if (ov && ov->rank >= 2 && ov->rank - 1 <= NPK_NN_MAX_RANK && ov->dims[0] == 1 &&
-            ov->elems == o->elems) {
-            info->output_rank = ov->rank - 1;
-            for (int i = 1; i < ov->rank; i++)
-                info->output_dims[i - 1] = ov->dims[i];
-        }
+        int64_t od[NPK_MODEL_MAX_RANK];   /* the model's own output shape (plan.h) */
+        int orank = npk_plan_output_dims(p, od);
+        info->output_rank = orank < NPK_NN_MAX_RANK ? orank : NPK_NN_MAX_RANK;
+        memcpy(info->output_dims, od, (size_t)info->output_rank * sizeof *od);
         info->calibrated = p->calibrated;
     }
     return NPK_OK;

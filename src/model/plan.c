@@ -873,6 +873,21 @@ static void merge_pads(builder *b, int ni, const int *xpad)
         l->count_include_pad = 1;
 }
 
+int npk_plan_output_dims(const npk_plan *p, int64_t *dims)
+{
+    const npk_ptensor *o = &p->tensors[p->n_tensors - 1];
+    const npk_model *m = p->model;
+    const npk_value *ov = m->n_outputs ? &m->values[m->outputs[0]] : NULL;
+    if (ov && ov->rank >= 2 && ov->dims[0] == 1 && ov->elems == o->elems) {
+        for (int i = 1; i < ov->rank; i++)
+            dims[i - 1] = ov->dims[i];
+        return ov->rank - 1;
+    }
+    for (int i = 0; i < o->rank; i++)
+        dims[i] = o->dims[i];
+    return o->rank;
+}
+
 int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_size)
 {
     builder b = {.m = m, .err = err, .err_size = err_size};

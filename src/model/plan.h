@@ -127,6 +127,13 @@ typedef struct npk_plan {
 int npk_plan_build(const npk_model *m, npk_plan **out, char *err, size_t err_size);
 void npk_plan_free(npk_plan *p);
 
+/* The shape of one inference's output as the model gives it, the batch dropped: the graph
+ * output's dimensions after the batch when they hold the last tensor's elements (a trailing
+ * Reshape or Flatten is a view the plan's tensor skips: lenet_qlinear's last 1x1 convolution
+ * writes [10, 1, 1], its output is [N, 10]), else the last tensor's. Returns the rank (at
+ * most NPK_MODEL_MAX_RANK - 1) and writes dims. */
+int npk_plan_output_dims(const npk_plan *p, int64_t *dims);
+
 /* Run the plan in float64 (the host reference of the lowerings): x and y of the first and the
  * last tensor's element count. When `observe` is non-zero the tensors' max_abs are raised to
  * what this input gives. Returns -1 when out of memory. */
