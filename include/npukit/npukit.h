@@ -215,7 +215,8 @@ typedef struct npk_space_info {
 
 NPK_API size_t npk_space_count(const npk_machine *m);
 NPK_API const npk_space_info *npk_space(const npk_machine *m, size_t i);
-/* Bounds-checked byte copies; an access not wholly inside the space is NPK_ERR_RANGE. */
+/* Bounds-checked byte copies; an access not wholly inside the space is NPK_ERR_RANGE and
+ * copies nothing. */
 NPK_API npk_status npk_mem_read(npk_machine *m, const char *space, uint64_t addr, void *buf,
                                 size_t n);
 NPK_API npk_status npk_mem_write(npk_machine *m, const char *space, uint64_t addr, const void *buf,

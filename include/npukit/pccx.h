@@ -208,7 +208,7 @@ NPK_API int pccx_decode    (uint64_t w, int ext, pccx_insn_t *out);
 /* Canonical §13 text; returns the full length (snprintf-like) or a negative code. */
 NPK_API int pccx_disasm    (uint64_t w, int ext, char *buf, size_t len);
 
-/* host DDR (owned by the API) */
+/* host DDR (owned by the API); an access past its end is PCCX_E_HOST_RANGE and copies nothing */
 NPK_API int pccx_host_write (pccx_t *ctx, uint64_t byte_off, const void *src, size_t n);
 NPK_API int pccx_host_read  (pccx_t *ctx, uint64_t byte_off, void *dst, size_t n);
 NPK_API int pccx_host_window(pccx_t *ctx, uint64_t base_bytes);    /* multiple of 16 */

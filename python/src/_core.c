@@ -626,6 +626,16 @@ static PyObject *Machine_spaces(MachineObject *self, PyObject *unused)
     return list;
 }
 
+int space_smaller_than(const npk_machine *m, const char *space, uint64_t n)
+{
+    for (size_t i = 0; i < npk_space_count(m); i++) {
+        const npk_space_info *sp = npk_space(m, i);
+        if (strcasecmp(sp->name, space) == 0)
+            return sp->size < n;
+    }
+    return 0;
+}
+
 static PyObject *Machine_mem_read(MachineObject *self, PyObject *args)
 {
     const char *space;
@@ -636,6 +646,11 @@ static PyObject *Machine_mem_read(MachineObject *self, PyObject *args)
     if (n < 0) {
         PyErr_SetString(PyExc_ValueError, "npukit: negative length");
         return NULL;
+    }
+    if (space_smaller_than(self->m, space, (uint64_t)n)) {
+        char none; /* out of range: the library says so and copies nothing */
+        npk_status st = npk_mem_read(self->m, space, addr, &none, (size_t)n);
+        return fail(self, st != NPK_OK ? st : NPK_ERR_RANGE);
     }
     PyObject *b = PyBytes_FromStringAndSize(NULL, n);
     if (!b)

@@ -34,6 +34,10 @@ PyObject *raise_status(npk_status st, const char *msg);
 int usable(MachineObject *self);
 /* ... and no run is under way at all (the commit callback may not run it). */
 int idle(MachineObject *self);
+/* The machine has a memory space `space` (case as npk_mem_read takes it) smaller than n bytes:
+ * a read of n bytes from it cannot be in range, whatever the address. Readers ask before they
+ * allocate n bytes, so a huge n is the library's range error, not a MemoryError. */
+int space_smaller_than(const npk_machine *m, const char *space, uint64_t n);
 
 /* pccx.c: the pccx host API over a pccx machine (npukit._core.Pccx) */
 extern PyTypeObject PccxType;

@@ -225,6 +225,11 @@ static PyObject *Pccx_host_read(PccxObject *self, PyObject *args)
     pccx_t *c = ctx_of(self, 0);
     if (!c)
         return NULL;
+    if (space_smaller_than(self->machine->m, "host", (uint64_t)n)) {
+        char none; /* out of range: pccx_host_read says so and copies nothing */
+        int r = pccx_host_read(c, off, &none, (size_t)n);
+        return pccx_fail(c, r < 0 ? r : PCCX_E_HOST_RANGE);
+    }
     PyObject *out = PyBytes_FromStringAndSize(NULL, n);
     if (!out)
         return NULL;

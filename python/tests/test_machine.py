@@ -155,6 +155,14 @@ def test_errors_carry_npukit_messages(src):
     m.load(asm="halt\n")
     with pytest.raises(npukit.NpkError, match="outside mem"):
         m.read("mem", 1 << 40, 4)
+    # a length no space holds is the range error, checked before the bytes are allocated
+    # (it was a MemoryError with no message)
+    with pytest.raises(npukit.NpkError, match=r"access of 4611686018427387904 bytes at 0x0 "
+                       r"is outside mem") as e:
+        m.read("mem", 0, 1 << 62)
+    assert e.value.status == "out of range"
+    size = m.spaces["mem"][0]
+    assert len(m.read("mem", 0, size)) == size       # the whole space still reads
     with pytest.raises(ValueError, match="unknown element type"):
         m.read("mem", 0, 1, "f16")
 

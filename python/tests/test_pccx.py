@@ -58,6 +58,9 @@ def test_errors_are_pccx_codes():
     assert e.value.status == "PCCX_E_ARG"
     with pytest.raises(TypeError):
         npukit.pccx.Pccx(npukit.Machine("toy"))
+    with pytest.raises(npukit.NpkError) as e:
+        p.read_host(0, 1 << 61, "u8")                # more than the host DDR: before allocating
+    assert e.value.status == "PCCX_E_HOST_RANGE"
 
 
 def test_host_bf16_round_trip_and_disasm():
