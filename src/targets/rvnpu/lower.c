@@ -638,8 +638,9 @@ static int build(const npk_plan *p, const char *settings, rv_prog *out, char *er
                                         "precision=fp32 runs them", err, err_size))
         return -1;
     if (!s.fp32 && !p->calibrated) {
-        snprintf(err, err_size, "int8 needs a calibrated plan (npukit: --calib X.npy), or "
-                 "precision=fp32");
+        snprintf(err, err_size, "int8 needs a calibrated plan (calibrate it on sample inputs first: "
+                 "npukit's --calib X.npy, npk_nn_calibrate, or Model.calibrate in Python), "
+                 "or precision=fp32");
         return -1;
     }
     if (!s.fp32 && npk_plan_q_symmetric(p, err, err_size) != 0)   /* a model's own scales */
