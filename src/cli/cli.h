@@ -62,6 +62,10 @@ char *npk_default_output(const char *src, const char *ext);
  * input/output) never clashes. Returns 0, or NPK_EXIT_USAGE after saying why. */
 int npk_check_output(const char *prog, const char *input, const char *output, int given,
                      const char *option);
+/* The same for a command that reads several files (a model and its data files): `output`,
+ * named by `option`, must be none of the n inputs (NULL ones are not given). */
+int npk_check_output_of(const char *prog, const char *const *inputs, size_t n,
+                        const char *output, const char *option);
 /* Finish an output: flush it, check its error indicator and close it (standard output
  * too, at the end of main). Returns 0, or -1 after "npukit: NAME: write error: REASON". */
 int npk_close_output(FILE *f, const char *name);

@@ -378,7 +378,8 @@ int npk_cmd_run_model(int argc, char **argv)
         return npk_usage_error(prog, "no target: give -t host or a target with a lowering");
     if (!input)
         return npk_usage_error(prog, "no --input file");
-    if (output && npk_check_output(prog, input, output, 1, "--output") != 0)
+    const char *reads[] = {path, input, calib, labels};
+    if (npk_check_output_of(prog, reads, 4, output, "--output") != 0)
         return NPK_EXIT_USAGE;
     const npk_lower_target *t;
     char tname[64];
@@ -447,7 +448,8 @@ int npk_cmd_compile_model(int argc, char **argv)
         return npk_usage_error(prog, "no target: give -t TARGET (`npukit run-model --list`)");
     if (!output)
         return npk_usage_error(prog, "no output: give -o FILE");
-    if (npk_check_output(prog, path, output, 1, "-o") != 0)
+    const char *reads[] = {path, calib};
+    if (npk_check_output_of(prog, reads, 2, output, "-o") != 0)
         return NPK_EXIT_USAGE;
 #ifdef NPK_HAVE_ONNX
     const npk_lower_target *t;

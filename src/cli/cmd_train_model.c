@@ -346,7 +346,8 @@ int npk_cmd_train_model(int argc, char **argv)
     if (!labels == !expected)
         return npk_usage_error(prog, "give the targets with --labels (class labels) or "
                                      "--expected (the wanted outputs), one of the two");
-    if (out && npk_check_output(prog, path, out, 1, "--output-model") != 0)
+    const char *reads[] = {path, input, labels, expected};
+    if (npk_check_output_of(prog, reads, 4, out, "--output-model") != 0)
         return NPK_EXIT_USAGE;
 #ifdef NPK_HAVE_ONNX
     return train(path, colon ? colon + 1 : "", input, labels, expected, scale, lr, steps, batch,

@@ -256,6 +256,15 @@ int npk_check_output(const char *prog, const char *input, const char *output, in
     return NPK_EXIT_USAGE;
 }
 
+int npk_check_output_of(const char *prog, const char *const *inputs, size_t n,
+                        const char *output, const char *option)
+{
+    for (size_t i = 0; i < n; i++)
+        if (npk_check_output(prog, inputs[i], output, 1, option) != 0)
+            return NPK_EXIT_USAGE;
+    return 0;
+}
+
 int npk_close_output(FILE *f, const char *name)
 {
     /* ferror catches a failed write in the middle of the output (errno may be gone by
