@@ -15,6 +15,7 @@ import csv
 import hashlib
 import itertools
 import json
+import math
 import os
 import pathlib
 import shlex
@@ -33,6 +34,11 @@ class SpecError(ValueError):
 
 
 # ---- the specification --------------------------------------------------------------------
+
+# The most points one specification may make: a grid is the product of its lists, so a slip
+# (eight axes of 30 values: 6.6 x 10^11 points) would otherwise build its points until memory
+# runs out before anything is said.
+MAX_POINTS = 1_000_000
 
 _TOP = {"name", "target", "program", "asm", "config", "grid", "points", "params",
         "max_insns", "inputs", "prepare", "plot", "timeout", "command", "stats"}
@@ -81,6 +87,12 @@ class Spec:
         if not isinstance(pts, list) or not all(isinstance(p, dict) for p in pts):
             raise SpecError(f"{where}: points: expected a list of tables")
         self.points = pts
+        n = len(pts) + (math.prod(len(v) for v in self.grid.values()) if self.grid else 0)
+        if n > MAX_POINTS:
+            sizes = " x ".join(str(len(v)) for v in self.grid.values()) or "0"
+            raise SpecError(f"{where}: grid: {sizes} values and {len(pts)} listed points make "
+                            f"{n:,} points, more than the {MAX_POINTS:,} one sweep runs: split "
+                            "it into several specifications")
         self.params = data.get("params", [])
         if not isinstance(self.params, list) or not all(isinstance(p, str) for p in self.params):
             raise SpecError(f"{where}: params: expected a list of names")

@@ -83,6 +83,10 @@ def test_resume_runs_nothing_finished(src, tmp_path):
     ({"target": "toy", "asm": "halt", "prepare": {"command": "make"}}, "prepare.command"),
     ({"target": "toy", "asm": "halt", "inputs": [{"file": "x"}]}, "inputs[0]"),
     ({"target": "toy", "asm": "halt", "plot": {"x": "mem"}}, "plot[0]"),
+    # 30^8 points: refused at once (it built points until memory ran out)
+    ({"target": "toy", "asm": "halt", "grid": {f"k{i}": list(range(30)) for i in range(8)}},
+     "grid: 30 x 30 x 30 x 30 x 30 x 30 x 30 x 30 values and 0 listed points make "
+     "656,100,000,000 points, more than the 1,000,000 one sweep runs"),
 ])
 def test_bad_spec_names_the_field(spec, field, tmp_path):
     with pytest.raises(SpecError, match=field.replace("[", r"\[").replace("]", r"\]")):
