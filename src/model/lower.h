@@ -63,4 +63,9 @@ int npk_lower_fail(char *err, size_t err_size, const npk_plan *p, size_t layer, 
 int npk_lower_chain_only(const npk_plan *p, const char *target, const char *why, char *err,
                          size_t err_size);
 
+/* The int8 lowerings' refusal of an uncalibrated plan: every way a caller has to calibrate. */
+#define NPK_LOWER_NOT_CALIBRATED                                                                \
+    "int8 needs a calibrated plan: calibrate it on sample inputs first (npukit's --calib X.npy, " \
+    "npk_nn_calibrate, or Model.calibrate in Python)"
+
 #endif

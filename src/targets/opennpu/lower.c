@@ -227,8 +227,7 @@ static int analyse(const npk_plan *p, size_t *n_npu, char *err, size_t n)
                              "product of two activations is lowered", err, n))
         return -1;
     if (!p->calibrated) {
-        snprintf(err, n, "int8 needs a calibrated plan: calibrate it on sample inputs first "
-                 "(npukit's --calib X.npy, npk_nn_calibrate, or Model.calibrate in Python)");
+        snprintf(err, n, "%s", NPK_LOWER_NOT_CALIBRATED);
         return -1;
     }
     if (npk_plan_q_symmetric(p, err, n) != 0)   /* a model's own int8 scales */

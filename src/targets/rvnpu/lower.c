@@ -638,9 +638,7 @@ static int build(const npk_plan *p, const char *settings, rv_prog *out, char *er
                                         "precision=fp32 runs them", err, err_size))
         return -1;
     if (!s.fp32 && !p->calibrated) {
-        snprintf(err, err_size, "int8 needs a calibrated plan (calibrate it on sample inputs first: "
-                 "npukit's --calib X.npy, npk_nn_calibrate, or Model.calibrate in Python), "
-                 "or precision=fp32");
+        snprintf(err, err_size, "%s, or precision=fp32", NPK_LOWER_NOT_CALIBRATED);
         return -1;
     }
     if (!s.fp32 && npk_plan_q_symmetric(p, err, err_size) != 0)   /* a model's own scales */
