@@ -12,6 +12,8 @@
 #   tests/fuzz/campaign.sh freeze CAMPAIGN_DIR [BUILD_DIR]   copy build-fuzz's binaries and
 #                                                            note the commit (once)
 #   tests/fuzz/campaign.sh run CAMPAIGN_DIR                  work until done or stopped
+#   tests/fuzz/campaign.sh drain CAMPAIGN_DIR                let the chunks under way finish,
+#                                                            start no new one (end of session)
 #   tests/fuzz/campaign.sh status CAMPAIGN_DIR               executions per harness so far
 #   tests/fuzz/campaign.sh merge CAMPAIGN_DIR                add the grown corpus inputs that
 #                                                            reach new coverage to the repo's
@@ -24,7 +26,9 @@
 # KiB `merge` adds to a harness's corpus in the tree (default 32 and 128: the smallest first).
 # `run` hands the next chunk to the harness with the fewest executions done or under way,
 # so every harness gets its first million early. Stopping `run` (Ctrl-C, or kill its process
-# group) loses only the chunks under way. Crash inputs go to tests/fuzz/crashes/<harness>/.
+# group) loses only the chunks under way; `drain` loses nothing: every runner of the directory
+# ends after its chunk under way (a new `run` cancels the drain). Crash inputs go to
+# tests/fuzz/crashes/<harness>/.
 set -u
 cmd=${1:-}
 DIR=${2:-}
@@ -45,7 +49,7 @@ LEDGER=${CAMPAIGN_LEDGER:-$DIR/ledger.tsv}
 case $LEDGER in /*) ;; *) LEDGER=$(pwd)/$LEDGER ;; esac
 
 usage() {
-    sed -n '2,20s/^# \{0,1\}//p' "$0" >&2
+    sed -n '2,31s/^# \{0,1\}//p' "$0" >&2
     exit 2
 }
 [ -n "$cmd" ] && [ -n "$DIR" ] || usage
@@ -100,6 +104,7 @@ status)
 run)
     [ -f "$DIR/commit" ] || { echo "campaign: $DIR is not a campaign (freeze first)" >&2; exit 2; }
     DIR=$(cd "$DIR" && pwd)
+    rm -f "$DIR/drain"
     # claims are "harness runner-pid": several runners may share a campaign (each with its own
     # CAMPAIGN_HARNESS); a new one drops only the claims of runners that are gone
     live() { [ -r "/proc/$1/cmdline" ] && tr '\0' ' ' <"/proc/$1/cmdline" | grep -q campaign; }
@@ -111,6 +116,7 @@ run)
     # and the later one would count both). Called with the lock held.
     pick() {
         best='' bestn=0
+        [ -e "$DIR/drain" ] && return 0
         for h in $HARNESSES; do
             [ "$(dirty "$h")" -gt 0 ] && continue
             [ "$(claimed "$h")" -gt 0 ] && continue
@@ -158,6 +164,12 @@ run)
     done
     wait
     sh "$SRC/campaign.sh" status "$DIR"
+    ;;
+drain)
+    [ -f "$DIR/commit" ] || { echo "campaign: $DIR is not a campaign (freeze first)" >&2; exit 2; }
+    touch "$DIR/drain"
+    n=$(cut -d' ' -f1 "$DIR/claims" 2>/dev/null | tr '\n' ' ')
+    echo "campaign: draining $DIR; chunks under way: ${n:-none}"
     ;;
 merge)
     [ -f "$DIR/commit" ] || { echo "campaign: $DIR is not a campaign (freeze first)" >&2; exit 2; }
