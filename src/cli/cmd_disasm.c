@@ -111,7 +111,7 @@ int npk_cmd_disasm(int argc, char **argv)
     const char *prog = "npukit disasm", *target = NULL, *config = NULL, *output = NULL,
                *path = NULL, *v;
     uint64_t base = 0;
-    int source_only = 0, all = 0, id;
+    int source_only = 0, all = 0, id, num_rc;
     char settings[1024] = "", joined[4096];
     npk_opt_state os = {argc, argv, 1, prog, 0};
     while ((id = npk_opt_next(&os, defs, &v)) != -1) {
@@ -125,8 +125,8 @@ int npk_cmd_disasm(int argc, char **argv)
         case O_TARGET: target = v; break;
         case O_CONFIG: config = v; break;
         case O_BASE:
-            if (npk_parse_u64(v, &base) != 0)
-                return npk_usage_error(prog, "--base %s is not a number", v);
+            if ((num_rc = npk_parse_u64(v, &base)) != 0)
+                return npk_usage_error(prog, "--base %s %s", v, npk_parse_u64_problem(num_rc));
             break;
         case O_SOURCE: source_only = 1; break;
         case O_ALL: all = 1; break;

@@ -225,7 +225,7 @@ static int add_setting(run_opts *o, const char *option, const char *key, const c
                            strcmp(key, "reset_at") == 0);
 }
 
-/* "SPACE:ADDR:REST" -> space (copied), addr, rest pointer. */
+/* "SPACE:ADDR:REST" -> space (copied), addr, rest pointer; -2 when ADDR does not fit 64 bits. */
 static int split3(const char *s, char *space, size_t n, uint64_t *addr, const char **rest)
 {
     const char *c1 = strchr(s, ':');
@@ -242,8 +242,9 @@ static int split3(const char *s, char *space, size_t n, uint64_t *addr, const ch
         return -1;
     memcpy(num, c1 + 1, len);
     num[len] = '\0';
-    if (npk_parse_u64(num, addr) != 0)
-        return -1;
+    int rc = npk_parse_u64(num, addr);
+    if (rc != 0)
+        return rc;
     *rest = c2 + 1;
     return **rest ? 0 : -1;
 }
@@ -258,7 +259,7 @@ static double now(void)
 static int parse(int argc, char **argv, run_opts *o)
 {
     const char *prog = "npukit run", *v;
-    int id;
+    int id, rc;
     npk_opt_state os = {argc, argv, 1, prog, 0};
     while ((id = npk_opt_next(&os, defs, &v)) != -1) {
         switch (id) {
@@ -273,8 +274,8 @@ static int parse(int argc, char **argv, run_opts *o)
         case O_TARGET: o->target = v; break;
         case O_CONFIG: o->config = v; break;
         case O_MAX:
-            if (npk_parse_u64(v, &o->max_insns) != 0) {
-                npk_usage_error(prog, "--max-insns %s is not a number", v);
+            if ((rc = npk_parse_u64(v, &o->max_insns)) != 0) {
+                npk_usage_error(prog, "--max-insns %s %s", v, npk_parse_u64_problem(rc));
                 return -1;
             }
             break;
@@ -303,8 +304,9 @@ static int parse(int argc, char **argv, run_opts *o)
             }
             break;
         case O_COMMIT_DIGEST:
-            if (npk_parse_u64(v, &o->digest_bytes) != 0) {
-                npk_usage_error(prog, "--commit-log-digest %s is not a number of bytes", v);
+            if ((rc = npk_parse_u64(v, &o->digest_bytes)) != 0) {
+                npk_usage_error(prog, "--commit-log-digest %s %s", v,
+                                rc == -2 ? npk_parse_u64_problem(rc) : "is not a number of bytes");
                 return -1;
             }
             o->commit_digest = v;
@@ -468,8 +470,10 @@ static int parse_dump(npk_machine *m, const char *arg, dump_req *d)
         }
         if (k == 3 || sym_count) {
             const char *c = f[k - 1];
-            if (npk_parse_u64(c, &d->count) != 0) {
-                fprintf(stderr, "npukit: --dump %s: COUNT '%s' is not a number\n", arg, c);
+            int rc = npk_parse_u64(c, &d->count);
+            if (rc != 0) {
+                fprintf(stderr, "npukit: --dump %s: COUNT '%s' %s\n", arg, c,
+                        npk_parse_u64_problem(rc));
                 return -1;
             }
             if (size && (d->count > size / es)) {
@@ -523,14 +527,19 @@ static int parse_dump(npk_machine *m, const char *arg, dump_req *d)
         return -1;
     }
     d->type = t;
-    if (!f[0][0] || strlen(f[0]) >= sizeof d->space || npk_parse_u64(f[1], &d->addr) != 0) {
+    int rc = f[0][0] && strlen(f[0]) < sizeof d->space ? npk_parse_u64(f[1], &d->addr) : -1;
+    if (rc == -2) {
+        fprintf(stderr, "npukit: --dump %s: ADDR '%s' %s\n", arg, f[1], npk_parse_u64_problem(rc));
+        return -1;
+    }
+    if (rc != 0) {
         fprintf(stderr, "npukit: --dump %s: expected SPACE:ADDR:COUNT[:TYPE] (ADDR a number)\n",
                 arg);
         return -1;
     }
     snprintf(d->space, sizeof d->space, "%s", f[0]);
-    if (npk_parse_u64(f[2], &d->count) != 0) {
-        fprintf(stderr, "npukit: --dump %s: COUNT '%s' is not a number\n", arg, f[2]);
+    if ((rc = npk_parse_u64(f[2], &d->count)) != 0) {
+        fprintf(stderr, "npukit: --dump %s: COUNT '%s' %s\n", arg, f[2], npk_parse_u64_problem(rc));
         return -1;
     }
     if (d->count == 0) {
@@ -578,7 +587,12 @@ static int do_loads(npk_machine *m, const run_opts *o)
         char space[64];
         uint64_t addr;
         const char *rest;
-        if (split3(o->load[i], space, sizeof space, &addr, &rest) != 0) {
+        int rc = split3(o->load[i], space, sizeof space, &addr, &rest);
+        if (rc == -2) {
+            fprintf(stderr, "npukit: --load %s: ADDR %s\n", o->load[i], npk_parse_u64_problem(rc));
+            return -1;
+        }
+        if (rc != 0) {
             fprintf(stderr, "npukit: --load %s: expected SPACE:ADDR:FILE or SPACE:ADDR:TYPE:FILE\n",
                     o->load[i]);
             return -1;
@@ -819,8 +833,10 @@ static int add_watch(npk_machine *m, const char *arg)
     char *plus = strrchr(body, '+');
     if (plus) {
         *plus = '\0';
-        if (npk_parse_u64(plus + 1, &len) != 0) {
-            fprintf(stderr, "npukit: --watch %s: LEN '%s' is not a number\n", arg, plus + 1);
+        int rc = npk_parse_u64(plus + 1, &len);
+        if (rc != 0) {
+            fprintf(stderr, "npukit: --watch %s: LEN '%s' %s\n", arg, plus + 1,
+                    npk_parse_u64_problem(rc));
             return -1;
         }
     }
@@ -828,7 +844,13 @@ static int add_watch(npk_machine *m, const char *arg)
     npk_status st;
     if (colon) {
         *colon = '\0';
-        if (!body[0] || npk_parse_u64(colon + 1, &addr) != 0) {
+        int rc = body[0] ? npk_parse_u64(colon + 1, &addr) : -1;
+        if (rc == -2) {
+            fprintf(stderr, "npukit: --watch %s: ADDR '%s' %s\n", arg, colon + 1,
+                    npk_parse_u64_problem(rc));
+            return -1;
+        }
+        if (rc != 0) {
             fprintf(stderr, "npukit: --watch %s: expected SPACE:ADDR with ADDR a number\n", arg);
             return -1;
         }

@@ -215,6 +215,11 @@ int npk_parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
+const char *npk_parse_u64_problem(int rc)
+{
+    return rc == -2 ? "is too large (more than 18446744073709551615)" : "is not a number";
+}
+
 npk_status npk_config_u64(npk_machine *m, npk_config *c, const char *target, const char *key,
                           uint64_t def, uint64_t min, uint64_t max, uint64_t *out)
 {

@@ -52,6 +52,10 @@ npk_status npk_config_size(npk_machine *m, npk_config *c, const char *target, co
  * the number is well formed but does not fit 64 bits, -1 when it is malformed. */
 int npk_parse_u64(const char *s, uint64_t *out);
 
+/* What was wrong with a number npk_parse_u64 refused (its return value rc): "is too large (more
+ * than 18446744073709551615)" for -2, else "is not a number"; for "'%s' %s" messages. */
+const char *npk_parse_u64_problem(int rc);
+
 /* Fail with a message if any key was not consumed; `legal` lists the accepted keys. */
 npk_status npk_config_check_unused(npk_machine *m, const npk_config *c, const char *target,
                                    const char *legal);

@@ -897,8 +897,9 @@ static int tokenize(char *s, char **tok, int max)
 
 static int count_arg(const char *s, uint64_t *v, char *err, size_t n)
 {
-    if (npk_parse_u64(s, v) != 0)
-        return fail(err, n, "'%s' is not a number", s);
+    int rc = npk_parse_u64(s, v);
+    if (rc != 0)
+        return fail(err, n, "'%s' %s", s, npk_parse_u64_problem(rc));
     return 0;
 }
 
@@ -912,8 +913,10 @@ static int mem_ref(npk_debugger *d, const char *arg, char *space, size_t sn, uin
             return fail(err, n, "'%s': expected SPACE:ADDR", arg);
         memcpy(space, arg, (size_t)(colon - arg));
         space[colon - arg] = '\0';
-        if (npk_parse_u64(colon + 1, addr) != 0)
-            return fail(err, n, "'%s': address '%s' is not a number", arg, colon + 1);
+        int rc = npk_parse_u64(colon + 1, addr);
+        if (rc != 0)
+            return fail(err, n, "'%s': address '%s' %s", arg, colon + 1,
+                        npk_parse_u64_problem(rc));
         for (size_t i = 0; i < npk_space_count(d->m); i++)
             if (strcasecmp(npk_space(d->m, i)->name, space) == 0)
                 return 0;
@@ -930,8 +933,9 @@ static int mem_ref(npk_debugger *d, const char *arg, char *space, size_t sn, uin
     char *plus = strchr(sym, '+');
     if (plus) {
         *plus = '\0';
-        if (npk_parse_u64(plus + 1, &off) != 0)
-            return fail(err, n, "'%s': offset '%s' is not a number", arg, plus + 1);
+        int rc = npk_parse_u64(plus + 1, &off);
+        if (rc != 0)
+            return fail(err, n, "'%s': offset '%s' %s", arg, plus + 1, npk_parse_u64_problem(rc));
     }
     if (!data_space(d, &base))
         return fail(err, n, "'%s': give SPACE:ADDR (%s symbols are not addresses of one memory)",
@@ -1196,8 +1200,10 @@ static int cmd_watch(npk_debugger *d, int argc, char **argv, FILE *out, char *er
     char *plus = strrchr(body, '+');
     if (plus) {
         *plus = '\0';
-        if (npk_parse_u64(plus + 1, &len) != 0)
-            return fail(err, n, "watch %s: length '%s' is not a number", argv[a], plus + 1);
+        int rc = npk_parse_u64(plus + 1, &len);
+        if (rc != 0)
+            return fail(err, n, "watch %s: length '%s' %s", argv[a], plus + 1,
+                        npk_parse_u64_problem(rc));
         has_len = 1;
     }
     npk_status st;
@@ -1355,8 +1361,9 @@ static int cmd_set(npk_debugger *d, int argc, char **argv, npk_vtype t, int has,
         uint64_t v;
         const char *s = argv[a];
         int neg = s[0] == '-';
-        if (npk_parse_u64(neg ? s + 1 : s, &v) != 0)
-            return fail(err, n, "set %s: '%s' is not a number", r->name, s);
+        int rc = npk_parse_u64(neg ? s + 1 : s, &v);
+        if (rc != 0)
+            return fail(err, n, "set %s: '%s' %s", r->name, s, npk_parse_u64_problem(rc));
         if (neg) {
             v = (uint64_t)0 - v;
             if (r->bits < 64)
