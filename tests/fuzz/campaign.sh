@@ -25,10 +25,11 @@
 # CAMPAIGN_LEDGER the ledger file, CAMPAIGN_MERGE_MAX and CAMPAIGN_MERGE_KIB the most inputs and
 # KiB `merge` adds to a harness's corpus in the tree (default 32 and 128: the smallest first).
 # `run` hands the next chunk to the harness with the fewest executions done or under way,
-# so every harness gets its first million early. Stopping `run` (Ctrl-C, or kill its process
-# group) loses only the chunks under way; `drain` loses nothing: every runner of the directory
-# ends after its chunk under way (a new `run` cancels the drain). Crash inputs go to
-# tests/fuzz/crashes/<harness>/.
+# so every harness gets its first million early; a harness gets a second chunk at once (on
+# the same corpus, as libFuzzer's -jobs; a crash input then marks both) only when no other
+# harness is left to start. Stopping `run` (Ctrl-C, or kill its process group) loses only the
+# chunks under way; `drain` loses nothing: every runner of the directory ends after its
+# chunk under way (a new `run` cancels the drain). Crash inputs go to tests/fuzz/crashes/<h>/.
 set -u
 cmd=${1:-}
 DIR=${2:-}
@@ -49,7 +50,7 @@ LEDGER=${CAMPAIGN_LEDGER:-$DIR/ledger.tsv}
 case $LEDGER in /*) ;; *) LEDGER=$(pwd)/$LEDGER ;; esac
 
 usage() {
-    sed -n '2,31s/^# \{0,1\}//p' "$0" >&2
+    sed -n '2,32s/^# \{0,1\}//p' "$0" >&2
     exit 2
 }
 [ -n "$cmd" ] && [ -n "$DIR" ] || usage
@@ -111,18 +112,22 @@ run)
     (flock 9 && touch "$DIR/claims" && while read -r h pid; do
         if [ -n "$pid" ] && live "$pid"; then echo "$h $pid"; fi
     done <"$DIR/claims" >"$DIR/claims.new" && mv "$DIR/claims.new" "$DIR/claims") 9>"$DIR/lock"
-    # the next harness, claimed: fewest executions done + under way, below the target, no
-    # report yet, and no chunk of it under way (two runs of one harness share its scratch log,
-    # and the later one would count both). Called with the lock held.
+    # the next harness, claimed: below the target counting the chunks under way, no report
+    # yet; of those, one with no chunk under way if there is one, then the fewest executions
+    # done + under way. Called with the lock held.
     pick() {
-        best='' bestn=0
+        best='' bestn=0 bestc=0
         [ -e "$DIR/drain" ] && return 0
         for h in $HARNESSES; do
             [ "$(dirty "$h")" -gt 0 ] && continue
-            [ "$(claimed "$h")" -gt 0 ] && continue
-            n=$(($(done_execs "$h") + $(claimed "$h") * CHUNK))
+            c=$(claimed "$h")
+            n=$(($(done_execs "$h") + c * CHUNK))
             [ "$n" -ge "$TARGET" ] && continue
-            if [ -z "$best" ] || [ "$n" -lt "$bestn" ]; then best=$h bestn=$n; fi
+            [ "$c" -gt 0 ] && c=1
+            if [ -z "$best" ] || [ "$c" -lt "$bestc" ] ||
+                { [ "$c" -eq "$bestc" ] && [ "$n" -lt "$bestn" ]; }; then
+                best=$h bestn=$n bestc=$c
+            fi
         done
         [ -n "$best" ] && echo "$best $$" >>"$DIR/claims"
         echo "$best"
@@ -137,13 +142,14 @@ run)
             >"$DIR/claims.new"
         mv "$DIR/claims.new" "$DIR/claims"
     }
-    worker() {
+    worker() { # $1: the worker's number in this runner
         while :; do
             h=$( (flock 9 && pick) 9>"$DIR/lock")
             [ -n "$h" ] || return 0
             d=$(done_execs "$h")
             runs=$((TARGET - d < CHUNK ? TARGET - d : CHUNK))
-            line=$(FUZZ_RUNS=$runs FUZZ_HARNESS=$h nice -n "$NICE" sh "$SRC/run.sh" "$DIR" \
+            line=$(FUZZ_RUNS=$runs FUZZ_HARNESS=$h FUZZ_TAG=$$.$1 nice -n "$NICE" \
+                sh "$SRC/run.sh" "$DIR" \
                 "$DIR/scratch" 2>&1 | grep "^fuzz: $h ")
             execs=$(echo "$line" | awk '{print $3}')
             rate=$(echo "$line" | awk '{print $5}')
@@ -159,7 +165,7 @@ run)
     cd "$DIR" || exit 2
     i=0
     while [ "$i" -lt "$JOBS" ]; do
-        worker &
+        worker "$i" &
         i=$((i + 1))
     done
     wait

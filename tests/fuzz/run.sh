@@ -5,7 +5,9 @@
 # timeout and OOM inputs to tests/fuzz/crashes/<harness>/, the full log to SCRATCH/<h>.log.
 # Settings (environment): FUZZ_TIME seconds per harness (default 60), FUZZ_RUNS executions
 # per harness and job (overrides FUZZ_TIME), FUZZ_JOBS parallel jobs (default 1),
-# FUZZ_HARNESS names (default all), FUZZ_FLAGS extra libFuzzer flags.
+# FUZZ_HARNESS names (default all), FUZZ_FLAGS extra libFuzzer flags, FUZZ_TAG a name for
+# this run's log and work directory (SCRATCH/<h>.<tag>.log), so that several runs of one
+# harness can share its corpus at once (the campaign's chunks do).
 set -u
 BUILD_DIR=${1:?usage: run.sh BUILD_DIR SCRATCH_DIR}
 SCRATCH=${2:?usage: run.sh BUILD_DIR SCRATCH_DIR}
@@ -14,6 +16,7 @@ FUZZ_TIME=${FUZZ_TIME:-60}
 FUZZ_RUNS=${FUZZ_RUNS:-}
 FUZZ_JOBS=${FUZZ_JOBS:-1}
 FUZZ_FLAGS=${FUZZ_FLAGS:-}
+TAG=${FUZZ_TAG:+.$FUZZ_TAG}
 ALL="asm_toy asm_rvnpu asm_opennpu asm_tinytpu asm_pccx bin_toy bin_rvnpu bin_opennpu bin_pccx
      words_tinytpu elf_rvnpu compile_tinytpu syscall_rvnpu snapshot gdb_rvnpu onnx_model npy"
 HARNESSES=${FUZZ_HARNESS:-$ALL}
@@ -30,10 +33,10 @@ for h in $HARNESSES; do
         continue
     fi
     crashes="$SRC/crashes/$h"
-    work="$SCRATCH/$h.work"
+    work="$SCRATCH/$h$TAG.work"
     mkdir -p "$crashes" "$SCRATCH/$h" "$work"
     before=$(ls "$crashes" | wc -l)
-    log="$SCRATCH/$h.log"
+    log="$SCRATCH/$h$TAG.log"
     # -max_len 65536: the harnesses ignore longer inputs; -rss_limit_mb: leave room for the
     # other developers; -malloc_limit_mb: pccx .hostsize may calloc (lazily) up to 4 GiB.
     # A worker's output goes to fuzz-<n>.log in the current directory: run from $work.
