@@ -1,6 +1,7 @@
 """npukit.Machine: one simulated machine, over npukit._core (docs/python.md)."""
 
 import json
+import operator
 import os
 from collections.abc import MutableMapping
 
@@ -76,6 +77,16 @@ class Commit:
                 f"word={self.word.hex()}, effects={self.effects})")
 
 
+def _whole(x, what):
+    """x as an int if it is a whole number type (int, NumPy integer, anything with
+    __index__); a float or a string is a TypeError, never rounded or parsed."""
+    try:
+        return operator.index(x)
+    except TypeError:
+        raise TypeError(f"npukit: {what} must be an integer, not {type(x).__name__} "
+                        f"{x!r}") from None
+
+
 class Registers(MutableMapping):
     """The machine's registers by name (case-insensitive), as ints of their width; f32
     registers also as floats with .float(name). Writing checks that the value fits."""
@@ -90,7 +101,7 @@ class Registers(MutableMapping):
 
     def __setitem__(self, name, value):
         self._find(name)
-        self._core.reg_write(name, int(value))
+        self._core.reg_write(name, _whole(value, f"the value of register {name}"))
 
     def __delitem__(self, name):
         raise TypeError("npukit: registers cannot be deleted")
@@ -205,7 +216,7 @@ class Machine:
         have retired; returns a Stop. The GIL is released while it runs; Ctrl-C stops it
         (KeyboardInterrupt, the machine stays usable)."""
         try:
-            return Stop(*self._core.run(int(max_insns or 0)))
+            return Stop(*self._core.run(_whole(max_insns or 0, "max_insns")))
         finally:
             self._collect()
 
@@ -266,7 +277,8 @@ class Machine:
         integer/float32 dtype) at byte address addr of space, as a NumPy array (the narrow
         float types as exact float32)."""
         name = canonical(dtype)
-        raw = self._core.mem_read(space, int(addr), int(count) * DTYPES[name][0])
+        raw = self._core.mem_read(space, _whole(addr, "addr"),
+                                  _whole(count, "count") * DTYPES[name][0])
         return decode(raw, name)
 
     def write(self, space, addr, values, dtype=None):
@@ -275,10 +287,10 @@ class Machine:
         nothing is written."""
         if dtype is None:
             if isinstance(values, (bytes, bytearray, memoryview)):
-                self._core.mem_write(space, int(addr), bytes(values))
+                self._core.mem_write(space, _whole(addr, "addr"), bytes(values))
                 return
             dtype = np.asarray(values).dtype
-        self._core.mem_write(space, int(addr), encode(values, dtype))
+        self._core.mem_write(space, _whole(addr, "addr"), encode(values, dtype))
 
     # -- symbols --------------------------------------------------------------------------
     def symbol(self, name):
@@ -325,7 +337,7 @@ class Machine:
         """The disassembly of one instruction word (bytes, or an int of the word's width)."""
         if isinstance(word, int):
             word = word.to_bytes(self._core.insn_bytes, "little")
-        return self._core.disasm(bytes(word), int(pc))
+        return self._core.disasm(bytes(word), _whole(pc, "pc"))
 
     # -- commit records, snapshots, breakpoints ------------------------------------------
     def on_commit(self, fn):
@@ -359,18 +371,18 @@ class Machine:
                             bytes(self._out), bytes(self._err)))
 
     def add_breakpoint(self, pc):
-        self._core.break_add(int(pc))
+        self._core.break_add(_whole(pc, "pc"))
 
     def remove_breakpoint(self, pc):
-        self._core.break_remove(int(pc))
+        self._core.break_remove(_whole(pc, "pc"))
 
     def add_watchpoint(self, space, addr, length, mode="w"):
         """Stop after an instruction that reads ("r"), writes ("w") or either ("rw") a byte
         of [addr, addr+length) of space; returns its id."""
-        return self._core.watch_add(space, int(addr), int(length), mode)
+        return self._core.watch_add(space, _whole(addr, "addr"), _whole(length, "length"), mode)
 
     def remove_watchpoint(self, wid):
-        self._core.watch_remove(int(wid))
+        self._core.watch_remove(_whole(wid, "the watchpoint id"))
 
 
 def _unpickle(snap, output, stats, out, err):

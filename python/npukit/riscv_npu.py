@@ -15,6 +15,7 @@ reset() restarts the program from its entry with the CPU, FPU and NPU state clea
 output emptied, keeping RAM as it is; stdout is what the program wrote, as bytes.
 """
 
+import operator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,9 +69,9 @@ class Emulator:
 
     def _offset(self, symbol_or_addr, nbytes):
         addr = self.symbol(symbol_or_addr) if isinstance(symbol_or_addr, str) else symbol_or_addr
-        off = int(addr) - BASE
+        off = operator.index(addr) - BASE
         if off < 0 or off + nbytes > self._ram_size:
-            raise MemoryError(f"address 0x{int(addr):08x} (+{nbytes} bytes) is outside RAM "
+            raise MemoryError(f"address 0x{off + BASE:08x} (+{nbytes} bytes) is outside RAM "
                               f"0x{BASE:08x}..0x{BASE + self._ram_size - 1:08x}")
         return off
 

@@ -337,8 +337,8 @@ static PyObject *Machine_load_asm(MachineObject *self, PyObject *args)
 static PyObject *Machine_load_raw(MachineObject *self, PyObject *args)
 {
     Py_buffer b;
-    unsigned long long addr = 0;
-    if (!PyArg_ParseTuple(args, "y*|K", &b, &addr))
+    uint64_t addr = 0;
+    if (!PyArg_ParseTuple(args, "y*|O&", &b, npk_py_u64, &addr))
         return NULL;
     PyObject *r = NULL;
     if (movable(self, "load a program")) {
@@ -429,8 +429,8 @@ static PyObject *raise_pending(MachineObject *self)
 /* Run up to max_insns (0: until the program stops) in slices with the GIL released. */
 static PyObject *Machine_run(MachineObject *self, PyObject *args)
 {
-    unsigned long long max_insns = 0;
-    if (!PyArg_ParseTuple(args, "|K", &max_insns) || !idle(self))
+    uint64_t max_insns = 0;
+    if (!PyArg_ParseTuple(args, "|O&", npk_py_u64, &max_insns) || !idle(self))
         return NULL;
     npk_stop stop;
     memset(&stop, 0, sizeof stop);
@@ -626,6 +626,39 @@ static PyObject *Machine_spaces(MachineObject *self, PyObject *unused)
     return list;
 }
 
+static int to_u64(PyObject *o, uint64_t *out, uint64_t max, const char *range)
+{
+    PyObject *i = PyNumber_Index(o);
+    if (!i)
+        return 0;
+    unsigned long long v = PyLong_AsUnsignedLongLong(i);
+    if ((v == (unsigned long long)-1 && PyErr_Occurred()) || v > max) {
+        if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_OverflowError, "npukit: %R is not in %s", i, range);
+        }
+        Py_DECREF(i);
+        return 0;
+    }
+    Py_DECREF(i);
+    *out = v;
+    return 1;
+}
+
+int npk_py_u64(PyObject *o, void *p)
+{
+    return to_u64(o, (uint64_t *)p, UINT64_MAX, "0 .. 2**64-1");
+}
+
+int npk_py_u32(PyObject *o, void *p)
+{
+    uint64_t v;
+    if (!to_u64(o, &v, UINT32_MAX, "0 .. 2**32-1"))
+        return 0;
+    *(uint32_t *)p = (uint32_t)v;
+    return 1;
+}
+
 int space_smaller_than(const npk_machine *m, const char *space, uint64_t n)
 {
     for (size_t i = 0; i < npk_space_count(m); i++) {
@@ -639,9 +672,9 @@ int space_smaller_than(const npk_machine *m, const char *space, uint64_t n)
 static PyObject *Machine_mem_read(MachineObject *self, PyObject *args)
 {
     const char *space;
-    unsigned long long addr;
+    uint64_t addr;
     Py_ssize_t n;
-    if (!PyArg_ParseTuple(args, "sKn", &space, &addr, &n) || !usable(self))
+    if (!PyArg_ParseTuple(args, "sO&n", &space, npk_py_u64, &addr, &n) || !usable(self))
         return NULL;
     if (n < 0) {
         PyErr_SetString(PyExc_ValueError, "npukit: negative length");
@@ -666,9 +699,9 @@ static PyObject *Machine_mem_read(MachineObject *self, PyObject *args)
 static PyObject *Machine_mem_write(MachineObject *self, PyObject *args)
 {
     const char *space;
-    unsigned long long addr;
+    uint64_t addr;
     Py_buffer b;
-    if (!PyArg_ParseTuple(args, "sKy*", &space, &addr, &b))
+    if (!PyArg_ParseTuple(args, "sO&y*", &space, npk_py_u64, &addr, &b))
         return NULL;
     PyObject *r = NULL;
     if (idle(self)) {
@@ -837,8 +870,8 @@ static PyObject *Machine_timeline_close(MachineObject *self, PyObject *unused)
 static PyObject *Machine_disasm(MachineObject *self, PyObject *args)
 {
     Py_buffer b;
-    unsigned long long pc = 0;
-    if (!PyArg_ParseTuple(args, "y*|K", &b, &pc))
+    uint64_t pc = 0;
+    if (!PyArg_ParseTuple(args, "y*|O&", &b, npk_py_u64, &pc))
         return NULL;
     PyObject *r = NULL;
     if (usable(self)) {
@@ -889,8 +922,8 @@ static PyObject *Machine_restore(MachineObject *self, PyObject *args)
 
 static PyObject *Machine_break_add(MachineObject *self, PyObject *args)
 {
-    unsigned long long pc;
-    if (!PyArg_ParseTuple(args, "K", &pc) || !idle(self))
+    uint64_t pc;
+    if (!PyArg_ParseTuple(args, "O&", npk_py_u64, &pc) || !idle(self))
         return NULL;
     npk_status st = npk_break_add(self->m, pc);
     return st == NPK_OK ? Py_NewRef(Py_None) : fail(self, st);
@@ -898,8 +931,8 @@ static PyObject *Machine_break_add(MachineObject *self, PyObject *args)
 
 static PyObject *Machine_break_remove(MachineObject *self, PyObject *args)
 {
-    unsigned long long pc;
-    if (!PyArg_ParseTuple(args, "K", &pc) || !idle(self))
+    uint64_t pc;
+    if (!PyArg_ParseTuple(args, "O&", npk_py_u64, &pc) || !idle(self))
         return NULL;
     npk_status st = npk_break_remove(self->m, pc);
     return st == NPK_OK ? Py_NewRef(Py_None) : fail(self, st);
@@ -908,8 +941,9 @@ static PyObject *Machine_break_remove(MachineObject *self, PyObject *args)
 static PyObject *Machine_watch_add(MachineObject *self, PyObject *args)
 {
     const char *space, *mode = "w";
-    unsigned long long addr, len;
-    if (!PyArg_ParseTuple(args, "sKK|s", &space, &addr, &len, &mode) || !idle(self))
+    uint64_t addr, len;
+    if (!PyArg_ParseTuple(args, "sO&O&|s", &space, npk_py_u64, &addr, npk_py_u64, &len, &mode) ||
+        !idle(self))
         return NULL;
     unsigned kind = 0;
     for (const char *p = mode; *p; p++) {
@@ -930,8 +964,8 @@ static PyObject *Machine_watch_add(MachineObject *self, PyObject *args)
 
 static PyObject *Machine_watch_remove(MachineObject *self, PyObject *args)
 {
-    unsigned id;
-    if (!PyArg_ParseTuple(args, "I", &id) || !idle(self))
+    uint32_t id;
+    if (!PyArg_ParseTuple(args, "O&", npk_py_u32, &id) || !idle(self))
         return NULL;
     npk_status st = npk_watch_remove(self->m, id);
     return st == NPK_OK ? Py_NewRef(Py_None) : fail(self, st);

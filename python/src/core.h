@@ -38,6 +38,11 @@ int idle(MachineObject *self);
  * a read of n bytes from it cannot be in range, whatever the address. Readers ask before they
  * allocate n bytes, so a huge n is the library's range error, not a MemoryError. */
 int space_smaller_than(const npk_machine *m, const char *space, uint64_t n);
+/* "O&" converters for whole-number arguments (anything with __index__, numpy's integers too)
+ * into uint64_t / uint32_t: a negative or too large number is an OverflowError naming it.
+ * PyArg's own K and I formats would wrap it silently (2**64 to address 0). */
+int npk_py_u64(PyObject *o, void *p);
+int npk_py_u32(PyObject *o, void *p);
 
 /* pccx.c: the pccx host API over a pccx machine (npukit._core.Pccx) */
 extern PyTypeObject PccxType;

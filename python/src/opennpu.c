@@ -13,10 +13,11 @@
 PyObject *npk_py_opennpu_gemm(PyObject *mod, PyObject *args)
 {
     (void)mod;
-    unsigned M, N, Kd, K, L;
-    unsigned long long base;
+    uint32_t M, N, Kd, K, L;
+    uint64_t base;
     Py_buffer a = {0}, b = {0};
-    if (!PyArg_ParseTuple(args, "IIIIIK|y*y*", &M, &N, &Kd, &K, &L, &base, &a, &b))
+    if (!PyArg_ParseTuple(args, "O&O&O&O&O&O&|y*y*", npk_py_u32, &M, npk_py_u32, &N, npk_py_u32,
+                          &Kd, npk_py_u32, &K, npk_py_u32, &L, npk_py_u64, &base, &a, &b))
         return NULL;
     PyObject *r = NULL, *image = NULL;
     char *prog = NULL;

@@ -43,34 +43,12 @@ static PyObject *done(pccx_t *c, int code)
     return code < 0 ? pccx_fail(c, code) : Py_NewRef(Py_None);
 }
 
-/* Argument converters that refuse what does not fit (PyArg's I, H, K would wrap). */
-static int conv_u64(PyObject *o, void *p)
-{
-    unsigned long long v = PyLong_AsUnsignedLongLong(o);
-    if (v == (unsigned long long)-1 && PyErr_Occurred())
-        return 0;
-    *(uint64_t *)p = v;
-    return 1;
-}
-
-static int conv_u32(PyObject *o, void *p)
-{
-    uint64_t v;
-    if (!conv_u64(o, &v))
-        return 0;
-    if (v > UINT32_MAX) {
-        PyErr_Format(PyExc_OverflowError, "npukit: %llu does not fit 32 bits",
-                     (unsigned long long)v);
-        return 0;
-    }
-    *(uint32_t *)p = (uint32_t)v;
-    return 1;
-}
-
+/* Argument converters that refuse what does not fit (PyArg's I, H, K would wrap): core.h's
+ * npk_py_u64 and npk_py_u32, and one for 16 bits. */
 static int conv_u16(PyObject *o, void *p)
 {
     uint64_t v;
-    if (!conv_u64(o, &v))
+    if (!npk_py_u64(o, &v))
         return 0;
     if (v > UINT16_MAX) {
         PyErr_Format(PyExc_OverflowError, "npukit: %llu does not fit 16 bits",
@@ -90,9 +68,9 @@ static int conv_i64(PyObject *o, void *p)
     return 1;
 }
 
-#define U32 conv_u32
+#define U32 npk_py_u32
 #define U16 conv_u16
-#define U64 conv_u64
+#define U64 npk_py_u64
 
 static int Pccx_init(PccxObject *self, PyObject *args, PyObject *kw)
 {

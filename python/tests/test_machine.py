@@ -167,6 +167,40 @@ def test_errors_carry_npukit_messages(src):
         m.read("mem", 0, 1, "f16")
 
 
+def test_numbers_are_whole_and_in_range():
+    # Addresses, counts, budgets and register values are integers of 0 .. 2**64-1: a number
+    # out of that range is an OverflowError naming it (PyArg's K format wrapped 2**64 to
+    # address 0 and read it; -1 became 2**64-1), a float or a string a TypeError (int()
+    # truncated 16.5 to 16). NumPy's integers are integers.
+    m = npukit.Machine("toy")
+    m.load(asm="halt\n")
+    m.write("mem", 0, [1, 2, 3, 4], "u8")
+    with pytest.raises(OverflowError, match=r"18446744073709551616 is not in 0 \.\. 2\*\*64-1"):
+        m.read("mem", 2**64, 4)
+    with pytest.raises(OverflowError, match=r"-1 is not in"):
+        m.read("mem", -1, 4)
+    with pytest.raises(OverflowError, match=r"18446744073709551617 is not in"):
+        m.write("mem", 2**64 + 1, b"\x09")
+    assert list(m.read("mem", 0, 4)) == [1, 2, 3, 4]      # nothing written at 1
+    with pytest.raises(TypeError, match="addr must be an integer, not float 16.5"):
+        m.read("mem", 16.5, 4)
+    with pytest.raises(TypeError, match="count must be an integer, not str"):
+        m.read("mem", 0, "4")
+    assert list(m.read("mem", np.int64(1), np.uint8(2))) == [2, 3]
+    m.write("mem", np.uint64(3), b"\x07")
+    assert m.read("mem", 3, 1)[0] == 7
+    with pytest.raises(OverflowError, match="-1 is not in"):
+        m.run(-1)
+    with pytest.raises(TypeError, match="max_insns must be an integer"):
+        m.run(2.5)
+    with pytest.raises(TypeError, match="register r1 must be an integer, not float 1.5"):
+        m.regs["r1"] = 1.5
+    with pytest.raises(OverflowError, match="is not in 0 .. 2..32-1"):
+        m.remove_watchpoint(2**32 + 1)
+    with pytest.raises(OverflowError, match="-4 is not in"):
+        m.add_breakpoint(-4)
+
+
 def test_pickle_and_snapshot_continue_identically(src):
     m = npukit.Machine("toy")
     m.load(src / "examples/toy/sum.s")
