@@ -800,8 +800,13 @@ static int same_output(const char *a, const char *b)
 static int add_break(npk_machine *m, const char *arg)
 {
     uint64_t pc;
-    if (npk_parse_u64(arg, &pc) != 0 && npk_symbol(m, arg, &pc) != NPK_OK) {
-        fprintf(stderr, "npukit: --break %s: not a number, and %s\n", arg, npk_error(m));
+    int rc = npk_parse_u64(arg, &pc);
+    if (rc != 0 && npk_symbol(m, arg, &pc) != NPK_OK) {
+        if (rc == -2)
+            fprintf(stderr, "npukit: --break %s: the address %s\n", arg,
+                    npk_parse_u64_problem(rc));
+        else
+            fprintf(stderr, "npukit: --break %s: not a number, and %s\n", arg, npk_error(m));
         return -1;
     }
     if (npk_break_add(m, pc) != NPK_OK) {

@@ -1154,8 +1154,12 @@ static int cmd_break(npk_debugger *d, int argc, char **argv, FILE *out, char *er
     if (d->n_pts == MAX_POINTS)
         return fail(err, n, "at most %d breakpoints and watchpoints", MAX_POINTS);
     uint64_t pc;
-    if (npk_parse_u64(argv[1], &pc) != 0 && npk_symbol(d->m, argv[1], &pc) != NPK_OK)
-        return fail(err, n, "break %s: not a number, and %s", argv[1], npk_error(d->m));
+    int rc = npk_parse_u64(argv[1], &pc);
+    if (rc != 0 && npk_symbol(d->m, argv[1], &pc) != NPK_OK)
+        return rc == -2 ? fail(err, n, "break %s: the address %s", argv[1],
+                               npk_parse_u64_problem(rc))
+                        : fail(err, n, "break %s: not a number, and %s", argv[1],
+                               npk_error(d->m));
     for (size_t i = 0; i < d->n_pts; i++)
         if (!d->pts[i].is_watch && d->pts[i].pc == pc)
             return fail(err, n, "breakpoint %u is at 0x%" PRIx64 " already", d->pts[i].num, pc);
