@@ -131,8 +131,8 @@ int tt_net_parse(const char *src, const char *name, tt_net *net, char *err, size
                     FAIL("lanes %lu out of range (2..%u)", v, TT_MAX_N);
                 net->N = (unsigned)v;
             } else if (!strcmp(kw, "ub_words")) {
-                if (v < 1 || v > 65536)
-                    FAIL("ub_words %lu out of range (1..65536)", v);
+                if (v < 1 || v > TT_MAX_UB)
+                    FAIL("ub_words %lu out of range (1..%u)", v, TT_MAX_UB);
                 net->ub_words = (unsigned)v;
             } else if (!strcmp(kw, "steps")) {
                 if (v < 1)
@@ -170,6 +170,15 @@ int tt_net_parse(const char *src, const char *name, tt_net *net, char *err, size
             }
             net->L = nv - 1;
             have_layers = 1;
+            /* every weight and bias has a UB word of its own in the host load (words_needed):
+             * more of them than the largest UB holds can never compile, so refuse them before
+             * allocating (a 22-byte file asked for 5.5 GB: 'layers 0xcccc 0xcccc 7') */
+            unsigned long params = 0;
+            for (unsigned l = 0; l < net->L; l++)
+                params += (unsigned long)net->d[l + 1] * net->d[l] + net->d[l + 1];
+            if (params > TT_MAX_UB)
+                FAIL("'layers': %lu weights and biases, more than the %u words of the largest "
+                     "unified buffer (C3; each has a word of its own)", params, TT_MAX_UB);
             for (unsigned l = 0; l < net->L; l++) {
                 net->W[l] = calloc((size_t)net->d[l + 1] * net->d[l], sizeof *net->W[l]);
                 net->b[l] = calloc(net->d[l + 1], sizeof *net->b[l]);

@@ -68,6 +68,15 @@ static void test_parse_errors(void)
 {
     expect_error("layers 2 2 1\nalpha 0.5\nlr zz\n", "t.net:3: 'lr': bad value 'zz'");
     expect_error("alpha 0.5\nx 0 0\n", "t.net:2: 'x' before 'layers'");
+    /* widths whose weights and biases cannot fit the largest UB (65536 words, one each) are
+     * refused before the matrices are allocated (the fuzzer's input asked for 5.5 GB):
+     * 52428 x 52428 + 52428 = 2,748,747,612 and 7 x 52428 + 7 = 367,003 values */
+    expect_error("layers 0xcccc 0xcccc 7\n", "t.net:1: 'layers': 2749114615 weights and biases, "
+                 "more than the 65536 words of the largest unified buffer");
+    /* 255 x 256 + 255 = 65535 and 1 x 255 + 1 = 256: 65791 > 65536 */
+    expect_error("layers 256 255 1\n", "'layers': 65791 weights and biases");
+    /* 255 x 256 + 256 = 65536: parsed (it fails later, only for want of data lines) */
+    expect_error("layers 256 255\n", "no 'alpha' line");
     expect_error(XOR_HEAD "x 0 0 0\n", "t.net:5: 'x' needs 2 values per line, got 3");
     expect_error(XOR_HEAD "frobnicate 3\n", "t.net:5: unknown keyword 'frobnicate'");
     expect_error(XOR_HEAD "w3 1 2\n", "t.net:5: unknown keyword 'w3'");
