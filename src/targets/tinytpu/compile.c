@@ -1107,9 +1107,9 @@ int tt_compile(const tt_net *net, tt_compiled *out, char *err, size_t err_size)
                 tiled = 1;
     if (wide)
         tiled = 1;
-    if (net->ub_words < 1 || net->ub_words > (N == 2 ? 32768u : 65536u))
+    if (net->ub_words < 1 || net->ub_words > (N == 2 ? TT_MAX_UB_N2 : TT_MAX_UB))
         return cfail(x, "ub_words %u out of range (1..%u for lanes = %u, C3)", net->ub_words,
-                     N == 2 ? 32768u : 65536u, N);
+                     N == 2 ? TT_MAX_UB_N2 : TT_MAX_UB, N);
     if ((net->format == TT_FMT_W88 || net->format == TT_FMT_W94 || net->format == TT_FMT_W130) &&
         N != 2)
         return cfail(x, "format %s exists only for lanes = 2 (C2.4); use wfull, port or asm",

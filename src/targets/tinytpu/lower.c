@@ -67,11 +67,11 @@ static int parse_settings(const char *s, unsigned *N, unsigned *S, char *err, si
                 snprintf(err, err_size, "tinytpu: ub_words=0: the UB needs at least 1 word");
                 return -1;
             }
-            *S = (unsigned)(v > 65536 ? 65537 : v);
+            *S = (unsigned)(v > TT_MAX_UB ? TT_MAX_UB + 1 : v);
         }
         s = e ? e + 1 : s + n;
     }
-    unsigned most = *N == 2 ? 32768u : 65536u;
+    unsigned most = *N == 2 ? TT_MAX_UB_N2 : TT_MAX_UB;
     if (!*S)
         *S = most;
     else if (*S > most) {

@@ -122,8 +122,8 @@ static npk_status tt_create(npk_machine *m, const npk_config *cfg_in, void **out
     if (st != NPK_OK)
         return st;
     /* UB pointers are 16 bits, signed in the N = 2 weight walk (C3) */
-    st = npk_config_size(m, cfg, "tinytpu", "ub_words", TT_DEFAULT_UB, 1, N == 2 ? 32768 : 65536,
-                         "words", &ub);
+    st = npk_config_size(m, cfg, "tinytpu", "ub_words", TT_DEFAULT_UB, 1,
+                         N == 2 ? TT_MAX_UB_N2 : TT_MAX_UB, "words", &ub);
     /* a program costs 32 bytes per cycle (plus host writes): bounded like a memory size */
     if (st == NPK_OK)
         st = npk_config_size(m, cfg, "tinytpu", "max_cycles", TT_DEFAULT_MAX_CYCLES, 1,

@@ -13,7 +13,8 @@
 #define TT_MAX_N 256u            /* array size N: 2 .. TT_MAX_N (spec C2.1) */
 #define TT_DEFAULT_N 2u
 #define TT_DEFAULT_UB 128u       /* unified-buffer words (C3) */
-#define TT_MAX_UB 65536u         /* the most unified-buffer words of any configuration (C3) */
+#define TT_MAX_UB 65536u         /* the most unified-buffer words, N >= 3 (C3) */
+#define TT_MAX_UB_N2 32768u      /* ... and for N = 2 (the weight walk's pointer is signed) */
 
 /* Read channels (A7.1); sel 7 .. 511 select none. */
 enum { TT_CH_INPUT, TT_CH_WEIGHT, TT_CH_BIAS, TT_CH_Y, TT_CH_H, TT_CH_GBIAS, TT_CH_GWEIGHT,
